@@ -1,0 +1,46 @@
+/* The registry: one line per primitive and per backend. */
+#include <string.h>
+
+#include "registry.h"
+
+extern const struct pb_primitive pb_primitive_reduce;
+
+extern const struct pb_backend pb_backend_reduce_butterfly;
+extern const struct pb_backend pb_backend_reduce_cub;
+extern const struct pb_backend pb_backend_reduce_cpu;
+
+static const struct pb_primitive *const primitives[] = {
+    &pb_primitive_reduce,
+};
+
+static const struct pb_backend *const backends[] = {
+    &pb_backend_reduce_butterfly,
+    &pb_backend_reduce_cub,
+    &pb_backend_reduce_cpu,
+};
+
+#define COUNT(a) ((int)(sizeof(a) / sizeof((a)[0])))
+
+int pb_registry_primitive_count(void) { return COUNT(primitives); }
+const struct pb_primitive *pb_registry_primitive_at(int i) { return primitives[i]; }
+
+const struct pb_primitive *pb_registry_find_primitive(const char *name) {
+    for (int i = 0; i < COUNT(primitives); i++)
+        if (strcmp(primitives[i]->name, name) == 0) return primitives[i];
+    return NULL;
+}
+
+int pb_registry_backend_count(void) { return COUNT(backends); }
+const struct pb_backend *pb_registry_backend_at(int i) { return backends[i]; }
+
+const struct pb_backend *pb_registry_find_backend(const char *name) {
+    for (int i = 0; i < COUNT(backends); i++)
+        if (strcmp(backends[i]->name, name) == 0) return backends[i];
+    return NULL;
+}
+
+int pb_primitive_axis_index(const struct pb_primitive *p, const char *axis) {
+    for (int i = 0; i < p->naxes; i++)
+        if (strcmp(p->axes[i].name, axis) == 0) return i;
+    return -1;
+}

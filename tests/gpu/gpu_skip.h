@@ -1,0 +1,19 @@
+/* GPU tests skip (exit 77, Meson's code for a skipped test) where there is no GPU. */
+#ifndef PB_TEST_GPU_SKIP_H
+#define PB_TEST_GPU_SKIP_H
+
+#include <stdio.h>
+#include <stdlib.h>
+
+#include <cuda_runtime_api.h>
+
+static inline void skip_without_gpu(void) {
+    int count = 0;
+    cudaError_t err = cudaGetDeviceCount(&count);
+    if (err != cudaSuccess || count == 0) {
+        printf("skipped: no CUDA device (%s)\n", err != cudaSuccess ? cudaGetErrorString(err) : "0 devices");
+        exit(77);
+    }
+}
+
+#endif
