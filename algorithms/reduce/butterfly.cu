@@ -235,6 +235,8 @@ int plan_for(uint64_t n, pb_reduce_gpu_plan *plan) {
 template <class T, template <class> class OpT>
 int launch_for(const void *d_in, uint64_t n, const pb_reduce_gpu_plan *plan, void *d_scratch,
                void *d_result, cudaStream_t stream) {
+    /* The vector body reads 16 bytes at a time from the start of the input. */
+    if (reinterpret_cast<uintptr_t>(d_in) % 16 != 0) return (int)cudaErrorMisalignedAddress;
     Scratch scratch{static_cast<unsigned int *>(d_scratch), static_cast<char *>(d_scratch) + 256};
     butterfly_reduce_kernel<T, OpT<T>>
         <<<plan->grid, kThreads, 0, stream>>>(static_cast<const T *>(d_in), n, scratch, d_result);
