@@ -100,6 +100,8 @@ enum read_state {
     QUOTE_IN_QUOTED /* just read a quote inside quotes: a doubled quote or the closing one */
 };
 
+/* rec is only written, never freed first. A blank line is a record of no fields. On 0 and -1
+ * rec holds nothing to free; after -1 the stream is left mid-record, so stop reading there. */
 int pb_csv_read_record(FILE *f, struct pb_csv_record *rec, char *err, size_t err_len) {
     rec->count = 0;
     rec->fields = NULL;

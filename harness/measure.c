@@ -123,7 +123,7 @@ int pb_measure_gpu(const struct pb_backend *b, struct pb_run *r, const struct pb
     return 0;
 }
 
-static double now_s(void) {
+double pb_monotonic_s(void) {
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
@@ -132,7 +132,7 @@ static double now_s(void) {
 int pb_measure_cpu(const struct pb_backend *b, struct pb_run *r, const struct pb_measure_plan *plan,
                    double *samples_ms, int *count) {
     *count = 0;
-    double begin = now_s();
+    double begin = pb_monotonic_s();
     pb_nvtx_push("warm-up");
     /* Warm-up within a quarter of the budget: one run of a large case can take seconds. */
     for (int w = 0; w < plan->warmup; w++) {
@@ -140,16 +140,16 @@ int pb_measure_cpu(const struct pb_backend *b, struct pb_run *r, const struct pb
             pb_nvtx_pop();
             return -1;
         }
-        if (now_s() - begin > plan->cpu_budget_s / 4) break;
+        if (pb_monotonic_s() - begin > plan->cpu_budget_s / 4) break;
     }
     pb_nvtx_pop();
-    begin = now_s();
+    begin = pb_monotonic_s();
     while (*count < plan->reps) {
         pb_nvtx_push("rep %d", *count);
         int failed = b->reset ? b->reset(r) : 0;
-        double t0 = now_s();
+        double t0 = pb_monotonic_s();
         if (!failed) failed = b->run(r);
-        double t1 = now_s();
+        double t1 = pb_monotonic_s();
         pb_nvtx_pop();
         if (failed) return -1;
         samples_ms[(*count)++] = (t1 - t0) * 1e3;

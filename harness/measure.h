@@ -24,6 +24,9 @@ struct pb_gpu_timer {
     int *timed_out;               /* host-mapped */
 };
 
+/* Seconds on CLOCK_MONOTONIC. */
+double pb_monotonic_s(void);
+
 int pb_gpu_timer_init(struct pb_gpu_timer *t, const struct pb_device_info *dev, char *err,
                       size_t err_len);
 void pb_gpu_timer_free(struct pb_gpu_timer *t);

@@ -15,7 +15,7 @@ static const char *const fixed_columns[] = {
     "reason",         "reps",         "mean_ms",      "stddev_ms",    "ci95_low_ms",
     "ci95_high_ms",   "median_ms",    "min_ms",       "max_ms",       "gelem_per_s",
     "gelem_per_s_ci_low", "gelem_per_s_ci_high", "gbytes_per_s", "gbytes_per_s_ci_low",
-    "gbytes_per_s_ci_high", "bound_fraction",
+    "gbytes_per_s_ci_high", "bound_fraction", "setup_ms", "wall_ms",
 };
 #define FIXED_COUNT ((int)(sizeof fixed_columns / sizeof fixed_columns[0]))
 
@@ -83,5 +83,9 @@ int pb_results_write_row(FILE *f, const struct pb_row *row) {
                        r.gbytes_high, r.bound_fraction};
     for (size_t i = 0; i < sizeof values / sizeof values[0]; i++, n++)
         fields[n] = number(text[n], sizeof text[n], timed ? values[i] : none);
+    fields[n] = number(text[n], sizeof text[n], row->setup_ms);
+    n++;
+    fields[n] = number(text[n], sizeof text[n], row->wall_ms);
+    n++;
     return pb_csv_write_row(f, fields, n);
 }

@@ -21,6 +21,8 @@ struct pb_row {
     struct pb_summary time_ms;      /* valid when status is ok */
     double elements, bytes;         /* the primitive's work model */
     double bound_gbytes_per_s;      /* copy-probe bound, 0 when unknown */
+    double setup_ms;                /* the case's input (unless the previous case's is reused) and reference */
+    double wall_ms;                 /* this row's wall time: prepare, warm-up, reps, verify, release */
 };
 
 /* Header: one column per axis of the primitive, then the fixed columns. */

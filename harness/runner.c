@@ -112,6 +112,7 @@ static void run_case(struct experiment *x, const struct pb_case *c, size_t index
         const struct pb_backend *b = cfg->backends[i];
         needs_input |= b->supports(c, why, sizeof why) && (b->target == PB_TARGET_CPU || x->want_gpu);
     }
+    double setup_start = pb_monotonic_s();
     if (needs_input) ensure_input(x, c);
     bool have_reference = false;
     free(x->reference);
@@ -122,6 +123,7 @@ static void run_case(struct experiment *x, const struct pb_case *c, size_t index
         have_reference = x->reference && x->prim->reference(c, &x->input, x->reference) == 0;
         pb_nvtx_pop();
     }
+    double setup_ms = (pb_monotonic_s() - setup_start) * 1e3;
     for (int i = 0; i < cfg->nbackends; i++) {
         const struct pb_backend *b = cfg->backends[i];
         struct pb_row *row = &x->rows[x->nrows++];
@@ -131,6 +133,8 @@ static void run_case(struct experiment *x, const struct pb_case *c, size_t index
         row->device = b->target == PB_TARGET_GPU ? x->dev.ordinal : -1;
         x->prim->work(c, &row->elements, &row->bytes);
         row->bound_gbytes_per_s = b->target == PB_TARGET_GPU ? x->dev.copy_probe_gbytes_per_s : 0;
+        row->setup_ms = setup_ms;
+        double row_start = pb_monotonic_s();
         if (progress)
             fprintf(stderr, "\r\033[K[%zu/%zu] %s %s", index + 1, total, b->name, described);
         if (!b->supports(c, row->reason, sizeof row->reason)) {
@@ -149,6 +153,7 @@ static void run_case(struct experiment *x, const struct pb_case *c, size_t index
             measure_backend(x, c, b, row);
             pb_nvtx_pop();
         }
+        row->wall_ms = (pb_monotonic_s() - row_start) * 1e3;
         if (pb_results_write_row(x->csv, row) != 0)
             fprintf(stderr, "bench: %s: write failed: %s\n", cfg->output, strerror(errno));
     }

@@ -8,7 +8,8 @@
  *   3. warp results meet in shared memory and warp 0 butterflies them again;
  *   4. each block stores its partial; the last block to finish (atomic ticket)
  *      butterflies the partials and writes the answer, so no second launch and no
- *      host round trip. It also re-arms the ticket for the next launch. */
+ *      host round trip. It also re-arms the ticket for the next launch. Inputs small
+ *      enough for one block skip this step. */
 #include <cuda_runtime.h>
 
 #include "reduce_types.cuh"
@@ -189,6 +190,13 @@ butterfly_reduce_kernel(const T *__restrict__ in, uint64_t n, Scratch scratch, v
     for (uint64_t i = nvec * Vec::kCount + tid; i < n; i += threads) acc = Op::combine(acc, Op::lift(in[i], i));
 
     acc = block_butterfly<Op>(acc, warp_results);
+
+    /* A grid of one block (small inputs) has the answer already: no ticket, no fence,
+     * no second pass. */
+    if (gridDim.x == 1) {
+        if (threadIdx.x == 0) Op::store(acc, result);
+        return;
+    }
 
     Acc *partials = static_cast<Acc *>(scratch.partials);
     if (threadIdx.x == 0) {
