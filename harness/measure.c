@@ -33,6 +33,7 @@ int pb_gpu_timer_init(struct pb_gpu_timer *t, const struct pb_device_info *dev, 
     t->start = calloc(GPU_BATCH, sizeof *t->start);
     t->stop = calloc(GPU_BATCH, sizeof *t->stop);
     if (!t->start || !t->stop) e = cudaErrorMemoryAllocation;
+    if (e == cudaSuccess) e = cudaEventCreate(&t->batch_start);
     for (int i = 0; e == cudaSuccess && i < GPU_BATCH; i++) {
         e = cudaEventCreate(&t->start[i]);
         if (e == cudaSuccess) e = cudaEventCreate(&t->stop[i]);
@@ -51,6 +52,7 @@ void pb_gpu_timer_free(struct pb_gpu_timer *t) {
         if (t->start && t->start[i]) cudaEventDestroy(t->start[i]);
         if (t->stop && t->stop[i]) cudaEventDestroy(t->stop[i]);
     }
+    if (t->batch_start) cudaEventDestroy(t->batch_start);
     free(t->start);
     free(t->stop);
     if (t->flush_buffer) cudaFree(t->flush_buffer);
@@ -66,7 +68,8 @@ static int untimed_run(const struct pb_backend *b, struct pb_run *r) {
 
 /* Enqueues `count` repetitions behind the blocker, releases it, and reads the events. */
 static int gpu_batch(const struct pb_backend *b, struct pb_run *r, const struct pb_measure_plan *plan,
-                     struct pb_gpu_timer *t, int first_rep, int count, double *samples_ms) {
+                     struct pb_gpu_timer *t, int first_rep, int count, double *samples_ms,
+                     double *between_ms) {
     *t->release_flag = 0;
     *t->timed_out = 0;
     int *d_flag = NULL, *d_timed_out = NULL;
@@ -76,10 +79,12 @@ static int gpu_batch(const struct pb_backend *b, struct pb_run *r, const struct 
     if (cuda_check(r, (cudaError_t)pb_gpu_block_stream(t->stream, d_flag, d_timed_out, BLOCKER_TIMEOUT_NS),
                    "stream blocker"))
         return -1;
-    int failed = 0;
+    int failed = cuda_check(r, cudaEventRecord(t->batch_start, t->stream), "event");
     for (int i = 0; i < count && !failed; i++) {
+        bool last = first_rep + i == plan->reps - 1;
         pb_nvtx_push("rep %d", first_rep + i);
         if (b->reset && b->reset(r) != 0) failed = 1;
+        if (!failed && last && b->poison && b->poison(r) != 0) failed = 1;
         if (!failed && plan->cold && t->flush_buffer)
             failed = cuda_check(r, cudaMemsetAsync(t->flush_buffer, i & 0xff, t->flush_bytes, t->stream),
                                 "L2 flush");
@@ -97,17 +102,26 @@ static int gpu_batch(const struct pb_backend *b, struct pb_run *r, const struct 
                  count, BLOCKER_TIMEOUT_NS / 1e9);
         return -1;
     }
+    double timed_ms = 0;
     for (int i = 0; i < count; i++) {
         float ms = 0;
         if (cuda_check(r, cudaEventElapsedTime(&ms, t->start[i], t->stop[i]), "event time")) return -1;
         samples_ms[i] = ms;
+        timed_ms += ms;
     }
+    /* The batch's span on the GPU less its timed intervals: what each repetition costs
+     * besides the timed run (reset, poison, L2 flush, gaps between commands). */
+    float span_ms = 0;
+    if (cuda_check(r, cudaEventElapsedTime(&span_ms, t->batch_start, t->stop[count - 1]), "event time"))
+        return -1;
+    *between_ms += span_ms - timed_ms;
     return 0;
 }
 
 int pb_measure_gpu(const struct pb_backend *b, struct pb_run *r, const struct pb_measure_plan *plan,
-                   struct pb_gpu_timer *t, double *samples_ms, int *count) {
+                   struct pb_gpu_timer *t, double *samples_ms, int *count, double *between_reps_us) {
     *count = 0;
+    double between_ms = 0;
     r->stream = t->stream;
     pb_nvtx_push("warm-up");
     int failed = 0;
@@ -117,9 +131,10 @@ int pb_measure_gpu(const struct pb_backend *b, struct pb_run *r, const struct pb
     if (failed) return -1;
     while (*count < plan->reps) {
         int batch = plan->reps - *count < t->batch ? plan->reps - *count : t->batch;
-        if (gpu_batch(b, r, plan, t, *count, batch, samples_ms + *count) != 0) return -1;
+        if (gpu_batch(b, r, plan, t, *count, batch, samples_ms + *count, &between_ms) != 0) return -1;
         *count += batch;
     }
+    *between_reps_us = *count ? between_ms * 1e3 / *count : 0;
     return 0;
 }
 
@@ -146,7 +161,9 @@ int pb_measure_cpu(const struct pb_backend *b, struct pb_run *r, const struct pb
     begin = pb_monotonic_s();
     while (*count < plan->reps) {
         pb_nvtx_push("rep %d", *count);
+        /* Any repetition may be the last one under the budget: poison before each. */
         int failed = b->reset ? b->reset(r) : 0;
+        if (!failed && b->poison) failed = b->poison(r);
         double t0 = pb_monotonic_s();
         if (!failed) failed = b->run(r);
         double t1 = pb_monotonic_s();

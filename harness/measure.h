@@ -17,6 +17,7 @@ struct pb_measure_plan {
 struct pb_gpu_timer {
     cudaStream_t stream;
     cudaEvent_t *start, *stop;
+    cudaEvent_t batch_start;      /* before a batch's first repetition */
     int batch;                    /* repetitions enqueued behind one blocker */
     void *flush_buffer;
     size_t flush_bytes;
@@ -32,9 +33,11 @@ int pb_gpu_timer_init(struct pb_gpu_timer *t, const struct pb_device_info *dev, 
 void pb_gpu_timer_free(struct pb_gpu_timer *t);
 
 /* Both fill samples_ms[0..*count) (capacity plan->reps) and return 0, or -1 with the
- * failure in r->err. The output of the last repetition is left for collect(). */
+ * failure in r->err. Outputs are poisoned before the last repetition, whose output is
+ * left for collect(). The GPU one also reports the mean GPU time per repetition spent
+ * outside the timed interval. */
 int pb_measure_gpu(const struct pb_backend *b, struct pb_run *r, const struct pb_measure_plan *plan,
-                   struct pb_gpu_timer *t, double *samples_ms, int *count);
+                   struct pb_gpu_timer *t, double *samples_ms, int *count, double *between_reps_us);
 int pb_measure_cpu(const struct pb_backend *b, struct pb_run *r, const struct pb_measure_plan *plan,
                    double *samples_ms, int *count);
 

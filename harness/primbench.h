@@ -102,7 +102,11 @@ struct pb_backend {
     /* false (with a reason in why) when this backend cannot run the case */
     bool (*supports)(const struct pb_case *c, char *why, size_t why_len);
     int (*prepare)(struct pb_run *r);   /* allocate, upload: untimed */
-    int (*reset)(struct pb_run *r);     /* restore consumed inputs, poison outputs: untimed, async on r->stream */
+    int (*reset)(struct pb_run *r);     /* restore consumed inputs: untimed, async on r->stream; may be NULL */
+    /* Fill the outputs with a pattern no correct run leaves, so an element the run does
+     * not write cannot pass verification. Called before the last, verified repetition
+     * only (untimed, async on r->stream); may be NULL. */
+    int (*poison)(struct pb_run *r);
     int (*run)(struct pb_run *r);       /* the timed work, async on r->stream for GPU backends */
     int (*collect)(struct pb_run *r);   /* output to r->out (synchronous) */
     void (*release)(struct pb_run *r);

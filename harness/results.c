@@ -15,7 +15,7 @@ static const char *const fixed_columns[] = {
     "reason",         "reps",         "mean_ms",      "stddev_ms",    "ci95_low_ms",
     "ci95_high_ms",   "median_ms",    "min_ms",       "max_ms",       "gelem_per_s",
     "gelem_per_s_ci_low", "gelem_per_s_ci_high", "gbytes_per_s", "gbytes_per_s_ci_low",
-    "gbytes_per_s_ci_high", "bound_fraction", "setup_ms", "wall_ms",
+    "gbytes_per_s_ci_high", "bound_fraction", "setup_ms", "wall_ms", "between_reps_us",
 };
 #define FIXED_COUNT ((int)(sizeof fixed_columns / sizeof fixed_columns[0]))
 
@@ -65,7 +65,7 @@ int pb_results_write_row(FILE *f, const struct pb_row *row) {
         snprintf(text[n], sizeof text[n], "%d", row->device);
         fields[n] = text[n];
     } else {
-        fields[n] = "cpu";
+        fields[n] = row->device == -1 ? "cpu" : "";
     }
     n++;
     fields[n++] = pb_status_name(row->status);
@@ -86,6 +86,8 @@ int pb_results_write_row(FILE *f, const struct pb_row *row) {
     fields[n] = number(text[n], sizeof text[n], row->setup_ms);
     n++;
     fields[n] = number(text[n], sizeof text[n], row->wall_ms);
+    n++;
+    fields[n] = number(text[n], sizeof text[n], timed ? row->between_reps_us : none);
     n++;
     return pb_csv_write_row(f, fields, n);
 }

@@ -15,7 +15,7 @@ const char *pb_status_name(enum pb_status s);
 struct pb_row {
     const struct pb_case *c;
     const struct pb_backend *backend;
-    int device;                     /* GPU ordinal, -1 for CPU backends */
+    int device;                     /* GPU ordinal; -1 for CPU backends; -2 for a GPU backend with no GPU */
     enum pb_status status;
     char reason[PB_REASON_LEN];
     struct pb_summary time_ms;      /* valid when status is ok */
@@ -23,6 +23,7 @@ struct pb_row {
     double bound_gbytes_per_s;      /* copy-probe bound, 0 when unknown */
     double setup_ms;                /* the case's input (unless the previous case's is reused) and reference */
     double wall_ms;                 /* this row's wall time: prepare, warm-up, reps, verify, release */
+    double between_reps_us;         /* GPU: time per repetition outside the timed interval; NAN for CPU */
 };
 
 /* Header: one column per axis of the primitive, then the fixed columns. */

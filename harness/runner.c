@@ -2,6 +2,7 @@
  * how a backend works: it only moves data between them and writes what happened. */
 #define _POSIX_C_SOURCE 200809L
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -80,7 +81,7 @@ static void measure_backend(struct experiment *x, const struct pb_case *c, const
     if (!failed && b->prepare && b->prepare(&r) != 0) failed = 1;
     if (!failed)
         failed = b->target == PB_TARGET_GPU
-                     ? pb_measure_gpu(b, &r, &plan, &x->timer, x->samples_ms, &count)
+                     ? pb_measure_gpu(b, &r, &plan, &x->timer, x->samples_ms, &count, &row->between_reps_us)
                      : pb_measure_cpu(b, &r, &plan, x->samples_ms, &count);
     if (!failed && b->collect && b->collect(&r) != 0) failed = 1;
     if (failed) {
@@ -130,7 +131,8 @@ static void run_case(struct experiment *x, const struct pb_case *c, size_t index
         memset(row, 0, sizeof *row);
         row->c = c;
         row->backend = b;
-        row->device = b->target == PB_TARGET_GPU ? x->dev.ordinal : -1;
+        row->device = b->target == PB_TARGET_CPU ? -1 : x->want_gpu ? x->dev.ordinal : -2;
+        row->between_reps_us = NAN;
         x->prim->work(c, &row->elements, &row->bytes);
         row->bound_gbytes_per_s = b->target == PB_TARGET_GPU ? x->dev.copy_probe_gbytes_per_s : 0;
         row->setup_ms = setup_ms;

@@ -41,7 +41,7 @@ int pb_reduce_gpu_prepare(struct pb_run *r, const struct pb_reduce_gpu_impl *imp
     return 0;
 }
 
-int pb_reduce_gpu_reset(struct pb_run *r) {
+int pb_reduce_gpu_poison(struct pb_run *r) {
     struct gpu_state *s = r->state;
     return cuda_failed(r, cudaMemsetAsync(s->d_result, POISON_BYTE, PB_REDUCE_DEVICE_RESULT_BYTES, r->stream),
                        "poison result");

@@ -14,7 +14,7 @@ struct pb_reduce_gpu_impl {
 };
 
 int pb_reduce_gpu_prepare(struct pb_run *r, const struct pb_reduce_gpu_impl *impl);
-int pb_reduce_gpu_reset(struct pb_run *r);
+int pb_reduce_gpu_poison(struct pb_run *r);
 int pb_reduce_gpu_run(struct pb_run *r);
 int pb_reduce_gpu_collect(struct pb_run *r);
 void pb_reduce_gpu_release(struct pb_run *r);

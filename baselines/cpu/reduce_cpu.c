@@ -82,9 +82,9 @@ static int cpu_prepare(struct pb_run *r) {
     return 0;
 }
 
-static int cpu_reset(struct pb_run *r) {
+static int cpu_poison(struct pb_run *r) {
     struct cpu_state *s = r->state;
-    memset(&s->result, 0xA5, sizeof s->result); /* poison: a skipped run cannot pass */
+    memset(&s->result, 0xA5, sizeof s->result); /* a run that writes nothing cannot pass */
     return 0;
 }
 
@@ -123,7 +123,7 @@ const struct pb_backend pb_backend_reduce_cpu = {
     .target = PB_TARGET_CPU,
     .supports = pb_reduce_supports,
     .prepare = cpu_prepare,
-    .reset = cpu_reset,
+    .poison = cpu_poison,
     .run = cpu_run,
     .collect = cpu_collect,
     .release = cpu_release,
