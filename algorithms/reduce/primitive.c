@@ -114,18 +114,20 @@ void pb_reduce_decode(enum pb_reduce_op op, enum pb_dtype t, const void *raw,
 
 /* The reference: plain loops, one per (type, op), in the widest type. Parallel only
  * through OpenMP reduction clauses, so the code says just what it computes (and a
- * 2^28-key reference takes milliseconds, not a second, on a many-core host). */
-#define REFERENCE_FOR(T, IS_FLOAT)                                                              \
+ * 2^28-key reference takes milliseconds, not a second, on a many-core host). Float
+ * sums accumulate in a type with far more precision than the key's: double for f32
+ * (its 29 extra bits dwarf any order's f32 rounding), long double for f64. */
+#define REFERENCE_FOR(T, IS_FLOAT, WIDE)                                                              \
     static void reference_##T(const T *x, uint64_t n, enum pb_reduce_op op,                     \
                               struct pb_reduce_result *ref) {                                  \
         if (op == PB_REDUCE_SUM) {                                                              \
-            long double fsum = 0, fabs_sum = 0;                                                 \
+            WIDE fsum = 0, fabs_sum = 0;                                                        \
             uint64_t isum = 0;                                                                  \
             _Pragma("omp parallel for reduction(+ : fsum, fabs_sum, isum)")                     \
             for (uint64_t i = 0; i < n; i++) {                                                  \
                 if (IS_FLOAT) {                                                                 \
-                    fsum += (long double)x[i];                                                  \
-                    fabs_sum += fabsl((long double)x[i]);                                       \
+                    fsum += (WIDE)x[i];                                                         \
+                    fabs_sum += (WIDE)x[i] < 0 ? -(WIDE)x[i] : (WIDE)x[i];                      \
                 } else {                                                                        \
                     isum += (uint64_t)x[i];                                                     \
                 }                                                                               \
@@ -156,12 +158,12 @@ void pb_reduce_decode(enum pb_reduce_op op, enum pb_dtype t, const void *raw,
         ref->index = op == PB_REDUCE_ARGMIN ? (int64_t)first : 0;                               \
     }
 
-REFERENCE_FOR(uint32_t, 0)
-REFERENCE_FOR(int32_t, 0)
-REFERENCE_FOR(uint64_t, 0)
-REFERENCE_FOR(int64_t, 0)
-REFERENCE_FOR(float, 1)
-REFERENCE_FOR(double, 1)
+REFERENCE_FOR(uint32_t, 0, double)
+REFERENCE_FOR(int32_t, 0, double)
+REFERENCE_FOR(uint64_t, 0, double)
+REFERENCE_FOR(int64_t, 0, double)
+REFERENCE_FOR(float, 1, double)
+REFERENCE_FOR(double, 1, long double)
 
 static int reduce_reference(const struct pb_case *c, const struct pb_input *in, void *out) {
     struct pb_reduce_result *ref = out;
