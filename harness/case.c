@@ -28,11 +28,10 @@ void pb_case_describe(const struct pb_case *c, char *buf, size_t len) {
     buf[0] = '\0';
     for (int i = 0; i < c->naxes && used < len; i++) {
         const struct pb_axis *a = &c->axes[i];
-        int w = a->kind == PB_AXIS_INT
-                    ? snprintf(buf + used, len - used, "%s%s=%" PRId64, i ? " " : "", a->name,
-                               c->value[i])
-                    : snprintf(buf + used, len - used, "%s%s=%s", i ? " " : "", a->name,
-                               a->choices[c->value[i]]);
+        int w = a->kind == PB_AXIS_INT ? snprintf(buf + used, len - used, "%s%s=%" PRId64,
+                                                  i ? " " : "", a->name, c->value[i])
+                                       : snprintf(buf + used, len - used, "%s%s=%s", i ? " " : "",
+                                                  a->name, a->choices[c->value[i]]);
         if (w < 0) break;
         used += (size_t)w;
     }
@@ -44,7 +43,8 @@ uint64_t pb_case_input_stream(const struct pb_case *c) {
     uint64_t h = 1469598103934665603ull;
     for (int i = 0; i < c->naxes; i++) {
         if (!c->axes[i].shapes_input) continue;
-        for (const char *p = c->axes[i].name; *p; p++) h = (h ^ (unsigned char)*p) * 1099511628211ull;
+        for (const char *p = c->axes[i].name; *p; p++)
+            h = (h ^ (unsigned char)*p) * 1099511628211ull;
         uint64_t v = (uint64_t)c->value[i];
         for (int b = 0; b < 8; b++) h = (h ^ ((v >> (8 * b)) & 0xff)) * 1099511628211ull;
     }

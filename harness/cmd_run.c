@@ -38,7 +38,8 @@ int pb_cmd_run(int argc, char **argv) {
             char *end = NULL;
             if (i + 1 >= argc) return pb_usage_error(usage, "%s needs a value", "--device");
             long d = strtol(argv[++i], &end, 10);
-            if (*end || d < 0 || d > 1024) return pb_usage_error(usage, "--device: '%s' is not a device number", argv[i]);
+            if (*end || d < 0 || d > 1024)
+                return pb_usage_error(usage, "--device: '%s' is not a device number", argv[i]);
             opt.device = (int)d;
         } else if (argv[i][0] == '-') {
             return pb_usage_error(usage, "unknown option '%s'", argv[i]);

@@ -14,24 +14,24 @@ struct pb_axis_values {
 };
 
 struct pb_config {
-    char *path;                       /* as given, for messages */
-    char *name;                       /* "name", default: file name without .json */
-    char *description;                /* optional, may be NULL */
+    char *path;        /* as given, for messages */
+    char *name;        /* "name", default: file name without .json */
+    char *description; /* optional, may be NULL */
     const struct pb_primitive *primitive;
     int nbackends;
-    const struct pb_backend **backends; /* in registry order */
+    const struct pb_backend **backends;      /* in registry order */
     struct pb_axis_values axis[PB_MAX_AXES]; /* by primitive axis index; never empty after load */
-    int zip_group[PB_MAX_AXES];       /* -1: crossed with the rest; g >= 0: varies with group g */
+    int zip_group[PB_MAX_AXES]; /* -1: crossed with the rest; g >= 0: varies with group g */
     int nzip;
-    int reps;                         /* default 100 */
-    int warmup;                       /* default 5 */
-    bool cold;                        /* "cache": "cold" (default) or "hot" */
-    uint64_t seed;                    /* default 1 */
-    bool verify;                      /* default true */
-    double cpu_budget_s;              /* per-case wall budget for CPU backends, default 2 */
-    char *output;                     /* "output", default results/<name>.csv */
-    char *text;                       /* the file's bytes, for the metadata */
-    uint64_t hash;                    /* FNV-1a 64 of text */
+    int reps;            /* default 100 */
+    int warmup;          /* default 5 */
+    bool cold;           /* "cache": "cold" (default) or "hot" */
+    uint64_t seed;       /* default 1 */
+    bool verify;         /* default true */
+    double cpu_budget_s; /* per-case wall budget for CPU backends, default 2 */
+    char *output;        /* "output", default results/<name>.csv */
+    char *text;          /* the file's bytes, for the metadata */
+    uint64_t hash;       /* FNV-1a 64 of text */
 };
 
 /* Loads and validates path. Returns 0, or 2 with every problem found, one per line

@@ -14,7 +14,7 @@ int pb_csv_write_row(FILE *f, const char *const *fields, int count);
 /* One parsed record. */
 struct pb_csv_record {
     int count;
-    char **fields;                /* count strings, owned */
+    char **fields; /* count strings, owned */
 };
 
 /* Reads the next record (quoted fields may span lines). Returns 1 when a record was

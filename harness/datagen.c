@@ -80,20 +80,19 @@ void pb_gen_prepare(const struct pb_gen_spec *s, struct pb_gen_rule *r) {
 
 /* One fill per key type, so that the dtype switch happens once per call. The rule is
  * copied to a local: stores through a char-typed out would otherwise force reloads. */
-#define PB_DEFINE_FILL(NAME, T, VALUE_EXPR)                                              \
-    static void NAME(const struct pb_gen_rule *shared_rule, void *out_bytes) {           \
-        const struct pb_gen_rule rule = *shared_rule;                                    \
-        const struct pb_gen_rule *r = &rule;                                             \
-        T *out = out_bytes;                                                              \
-        int64_t nblocks = (int64_t)((r->n + PB_HOST_BLOCK - 1) / PB_HOST_BLOCK);         \
-        _Pragma("omp parallel for schedule(static)")                                     \
-        for (int64_t b = 0; b < nblocks; b++) {                                          \
-            uint64_t begin = (uint64_t)b * PB_HOST_BLOCK;                                \
-            uint64_t end = r->n - begin < PB_HOST_BLOCK ? r->n : begin + PB_HOST_BLOCK;  \
-            for (uint64_t i = begin; i < end; i++) {                                     \
-                out[i] = VALUE_EXPR;                                                     \
-            }                                                                            \
-        }                                                                                \
+#define PB_DEFINE_FILL(NAME, T, VALUE_EXPR)                                                        \
+    static void NAME(const struct pb_gen_rule *shared_rule, void *out_bytes) {                     \
+        const struct pb_gen_rule rule = *shared_rule;                                              \
+        const struct pb_gen_rule *r = &rule;                                                       \
+        T *out = out_bytes;                                                                        \
+        int64_t nblocks = (int64_t)((r->n + PB_HOST_BLOCK - 1) / PB_HOST_BLOCK);                   \
+        _Pragma("omp parallel for schedule(static)") for (int64_t b = 0; b < nblocks; b++) {       \
+            uint64_t begin = (uint64_t)b * PB_HOST_BLOCK;                                          \
+            uint64_t end = r->n - begin < PB_HOST_BLOCK ? r->n : begin + PB_HOST_BLOCK;            \
+            for (uint64_t i = begin; i < end; i++) {                                               \
+                out[i] = VALUE_EXPR;                                                               \
+            }                                                                                      \
+        }                                                                                          \
     }
 
 /* Signed types take the low bits of the two's-complement value (modular on gcc, clang
@@ -113,16 +112,37 @@ void pb_generate_host(const struct pb_gen_spec *s, void *out) {
     struct pb_gen_rule rule;
     pb_gen_prepare(s, &rule);
     switch (s->dtype) {
-    case PB_U8: fill_u8(&rule, out); break;
-    case PB_U16: fill_u16(&rule, out); break;
-    case PB_U32: fill_u32(&rule, out); break;
-    case PB_U64: fill_u64(&rule, out); break;
-    case PB_I8: fill_i8(&rule, out); break;
-    case PB_I16: fill_i16(&rule, out); break;
-    case PB_I32: fill_i32(&rule, out); break;
-    case PB_I64: fill_i64(&rule, out); break;
-    case PB_F32: fill_f32(&rule, out); break;
-    case PB_F64: fill_f64(&rule, out); break;
-    default: break;
+    case PB_U8:
+        fill_u8(&rule, out);
+        break;
+    case PB_U16:
+        fill_u16(&rule, out);
+        break;
+    case PB_U32:
+        fill_u32(&rule, out);
+        break;
+    case PB_U64:
+        fill_u64(&rule, out);
+        break;
+    case PB_I8:
+        fill_i8(&rule, out);
+        break;
+    case PB_I16:
+        fill_i16(&rule, out);
+        break;
+    case PB_I32:
+        fill_i32(&rule, out);
+        break;
+    case PB_I64:
+        fill_i64(&rule, out);
+        break;
+    case PB_F32:
+        fill_f32(&rule, out);
+        break;
+    case PB_F64:
+        fill_f64(&rule, out);
+        break;
+    default:
+        break;
     }
 }

@@ -13,15 +13,15 @@ extern "C" {
 #endif
 
 enum pb_dist {
-    PB_DIST_UNIFORM,        /* integers: the type's whole range; floats: [-1, 1) */
-    PB_DIST_NORMAL,         /* centred on the range's middle (floats: 0), sd = range / 8 (floats: 1) */
-    PB_DIST_BINOMIAL,       /* B(range, 1/2) by its normal approximation: sd = sqrt(range) / 2 */
-    PB_DIST_ZIPF,           /* heavy head: rank r with P ~ 1/r (log-uniform ranks) */
-    PB_DIST_SORTED,         /* ascending over the range */
-    PB_DIST_REVERSE,        /* descending */
-    PB_DIST_NEARLY_SORTED,  /* sorted, with about 1% of elements replaced by random ones */
-    PB_DIST_FEW_UNIQUE,     /* uniform values modulo `unique` */
-    PB_DIST_ALL_EQUAL,      /* one value (42), never zero */
+    PB_DIST_UNIFORM,  /* integers: the type's whole range; floats: [-1, 1) */
+    PB_DIST_NORMAL,   /* centred on the range's middle (floats: 0), sd = range / 8 (floats: 1) */
+    PB_DIST_BINOMIAL, /* B(range, 1/2) by its normal approximation: sd = sqrt(range) / 2 */
+    PB_DIST_ZIPF,     /* heavy head: rank r with P ~ 1/r (log-uniform ranks) */
+    PB_DIST_SORTED,   /* ascending over the range */
+    PB_DIST_REVERSE,  /* descending */
+    PB_DIST_NEARLY_SORTED, /* sorted, with about 1% of elements replaced by random ones */
+    PB_DIST_FEW_UNIQUE,    /* uniform values modulo `unique` */
+    PB_DIST_ALL_EQUAL,     /* one value (42), never zero */
     PB_DIST_COUNT
 };
 
@@ -32,9 +32,9 @@ struct pb_gen_spec {
     enum pb_dtype dtype;
     enum pb_dist dist;
     uint64_t n;
-    uint64_t seed;    /* the config's seed */
-    uint64_t stream;  /* separates inputs of different cases with one seed */
-    uint64_t unique;  /* PB_DIST_FEW_UNIQUE: number of distinct values (>= 1) */
+    uint64_t seed;   /* the config's seed */
+    uint64_t stream; /* separates inputs of different cases with one seed */
+    uint64_t unique; /* PB_DIST_FEW_UNIQUE: number of distinct values (>= 1) */
 };
 
 /* Fills out[0..n) (n * pb_dtype_size(dtype) bytes) on the host, multithreaded. */

@@ -14,21 +14,17 @@ constexpr int kThreadsPerBlock = 256;
 /* Enough resident blocks to fill an SM; the grid strides over the rest. */
 constexpr int kBlocksPerSm = 8;
 
-template <typename T> __device__ __forceinline__ T element_value(const pb_gen_rule *r,
-                                                                  uint64_t i);
+template <typename T> __device__ __forceinline__ T element_value(const pb_gen_rule *r, uint64_t i);
 template <> __device__ __forceinline__ uint8_t element_value(const pb_gen_rule *r, uint64_t i) {
     return (uint8_t)pb_int_value(r, i);
 }
-template <> __device__ __forceinline__ uint16_t element_value(const pb_gen_rule *r,
-                                                              uint64_t i) {
+template <> __device__ __forceinline__ uint16_t element_value(const pb_gen_rule *r, uint64_t i) {
     return (uint16_t)pb_int_value(r, i);
 }
-template <> __device__ __forceinline__ uint32_t element_value(const pb_gen_rule *r,
-                                                              uint64_t i) {
+template <> __device__ __forceinline__ uint32_t element_value(const pb_gen_rule *r, uint64_t i) {
     return (uint32_t)pb_int_value(r, i);
 }
-template <> __device__ __forceinline__ uint64_t element_value(const pb_gen_rule *r,
-                                                              uint64_t i) {
+template <> __device__ __forceinline__ uint64_t element_value(const pb_gen_rule *r, uint64_t i) {
     return pb_int_value(r, i);
 }
 /* Signed types: the low bits of the two's-complement value, as on the host. */
@@ -55,7 +51,7 @@ template <> __device__ __forceinline__ double element_value(const pb_gen_rule *r
  * (kVec = 1 when out is not 16-byte aligned), so a warp writes 512 contiguous bytes. */
 template <typename T, int kVec>
 __global__ void __launch_bounds__(kThreadsPerBlock)
-generate_kernel(const pb_gen_rule rule, T *__restrict__ out) {
+    generate_kernel(const pb_gen_rule rule, T *__restrict__ out) {
     const pb_gen_rule *r = &rule;
     const uint64_t first = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x;
     const uint64_t stride = (uint64_t)gridDim.x * blockDim.x;
@@ -104,7 +100,7 @@ void launch(const pb_gen_rule &rule, void *d_out, cudaStream_t stream, int max_b
     }
 }
 
-}  // namespace
+} // namespace
 
 extern "C" int pb_generate_device(const struct pb_gen_spec *s, void *d_out, cudaStream_t stream) {
     if (s->n == 0) {
@@ -122,17 +118,38 @@ extern "C" int pb_generate_device(const struct pb_gen_spec *s, void *d_out, cuda
     pb_gen_prepare(s, &rule);
     int max_blocks = sm_count * kBlocksPerSm;
     switch (s->dtype) {
-    case PB_U8: launch<uint8_t>(rule, d_out, stream, max_blocks); break;
-    case PB_U16: launch<uint16_t>(rule, d_out, stream, max_blocks); break;
-    case PB_U32: launch<uint32_t>(rule, d_out, stream, max_blocks); break;
-    case PB_U64: launch<uint64_t>(rule, d_out, stream, max_blocks); break;
-    case PB_I8: launch<int8_t>(rule, d_out, stream, max_blocks); break;
-    case PB_I16: launch<int16_t>(rule, d_out, stream, max_blocks); break;
-    case PB_I32: launch<int32_t>(rule, d_out, stream, max_blocks); break;
-    case PB_I64: launch<int64_t>(rule, d_out, stream, max_blocks); break;
-    case PB_F32: launch<float>(rule, d_out, stream, max_blocks); break;
-    case PB_F64: launch<double>(rule, d_out, stream, max_blocks); break;
-    default: return (int)cudaErrorInvalidValue;
+    case PB_U8:
+        launch<uint8_t>(rule, d_out, stream, max_blocks);
+        break;
+    case PB_U16:
+        launch<uint16_t>(rule, d_out, stream, max_blocks);
+        break;
+    case PB_U32:
+        launch<uint32_t>(rule, d_out, stream, max_blocks);
+        break;
+    case PB_U64:
+        launch<uint64_t>(rule, d_out, stream, max_blocks);
+        break;
+    case PB_I8:
+        launch<int8_t>(rule, d_out, stream, max_blocks);
+        break;
+    case PB_I16:
+        launch<int16_t>(rule, d_out, stream, max_blocks);
+        break;
+    case PB_I32:
+        launch<int32_t>(rule, d_out, stream, max_blocks);
+        break;
+    case PB_I64:
+        launch<int64_t>(rule, d_out, stream, max_blocks);
+        break;
+    case PB_F32:
+        launch<float>(rule, d_out, stream, max_blocks);
+        break;
+    case PB_F64:
+        launch<double>(rule, d_out, stream, max_blocks);
+        break;
+    default:
+        return (int)cudaErrorInvalidValue;
     }
     return (int)cudaGetLastError();
 }

@@ -71,22 +71,22 @@ extern "C" {
 
 /* Per-spec constants, made on the host once and passed by value to the kernel. */
 struct pb_gen_rule {
-    uint64_t key;            /* hash key from seed and stream */
+    uint64_t key; /* hash key from seed and stream */
     uint64_t n;
-    uint64_t lo;             /* ints: type minimum, two's complement */
-    uint64_t span;           /* ints: max - min */
-    uint64_t mid;            /* ints: ceil(span / 2), an offset from lo */
-    uint64_t few_count;      /* few-unique: number of distinct values, >= 1 */
-    uint64_t few_base;       /* few-unique ints: smallest value, two's complement */
-    double spread_scale;     /* normal, binomial: sd / sd of the chunk sum */
-    double below_mid_limit;  /* ints normal: floor(t) <= -this clamps to lo */
-    double above_mid_limit;  /* ints normal: floor(t) >= this clamps to hi */
-    double sorted_step;      /* ints: (span + 1) / n; floats: 1 / n */
-    double sorted_limit;     /* ints: span + 1, as a double */
-    double uniform_scale;    /* floats: 2^-(m-1) */
-    int uniform_shift;       /* ints: 64 - bits; floats: 64 - m */
-    int zipf_classes;        /* K */
-    int dist;                /* enum pb_dist */
+    uint64_t lo;            /* ints: type minimum, two's complement */
+    uint64_t span;          /* ints: max - min */
+    uint64_t mid;           /* ints: ceil(span / 2), an offset from lo */
+    uint64_t few_count;     /* few-unique: number of distinct values, >= 1 */
+    uint64_t few_base;      /* few-unique ints: smallest value, two's complement */
+    double spread_scale;    /* normal, binomial: sd / sd of the chunk sum */
+    double below_mid_limit; /* ints normal: floor(t) <= -this clamps to lo */
+    double above_mid_limit; /* ints normal: floor(t) >= this clamps to hi */
+    double sorted_step;     /* ints: (span + 1) / n; floats: 1 / n */
+    double sorted_limit;    /* ints: span + 1, as a double */
+    double uniform_scale;   /* floats: 2^-(m-1) */
+    int uniform_shift;      /* ints: 64 - bits; floats: 64 - m */
+    int zipf_classes;       /* K */
+    int dist;               /* enum pb_dist */
 };
 
 /* Fills *r from *s. Defined once (datagen.c) so that both sides use the same constants. */
@@ -188,7 +188,7 @@ static inline PB_HOST_DEVICE uint64_t pb_int_value(const struct pb_gen_rule *r, 
 static inline PB_HOST_DEVICE double pb_real_sorted(const struct pb_gen_rule *r, uint64_t i) {
     double x = (double)((int64_t)i - (int64_t)(r->n - i)) * r->sorted_step;
     if (x < -1.0) {
-        return -1.0;  /* n * fl(1 / n) may round just past 1 */
+        return -1.0; /* n * fl(1 / n) may round just past 1 */
     }
     if (x >= 1.0) {
         return 0x1.fffffffffffffp-1;
@@ -200,8 +200,8 @@ static inline PB_HOST_DEVICE double pb_real_value(const struct pb_gen_rule *r, u
     switch (r->dist) {
     case PB_DIST_UNIFORM: {
         int64_t half = (int64_t)1 << (63 - r->uniform_shift);
-        return (double)((int64_t)(pb_elem_hash(r, i, 0) >> r->uniform_shift) - half)
-               * r->uniform_scale;
+        return (double)((int64_t)(pb_elem_hash(r, i, 0) >> r->uniform_shift) - half) *
+               r->uniform_scale;
     }
     case PB_DIST_NORMAL:
     case PB_DIST_BINOMIAL:
@@ -231,8 +231,8 @@ static inline PB_HOST_DEVICE double pb_f64_value(const struct pb_gen_rule *r, ui
 static inline PB_HOST_DEVICE float pb_f32_value(const struct pb_gen_rule *r, uint64_t i) {
     float f = (float)pb_real_value(r, i);
     /* Rounding a sorted value to float may reach 1.0f from just below it. */
-    if (f >= 1.0f && (r->dist == PB_DIST_SORTED || r->dist == PB_DIST_REVERSE
-                      || r->dist == PB_DIST_NEARLY_SORTED)) {
+    if (f >= 1.0f && (r->dist == PB_DIST_SORTED || r->dist == PB_DIST_REVERSE ||
+                      r->dist == PB_DIST_NEARLY_SORTED)) {
         return 0x1.fffffep-1f;
     }
     return f;

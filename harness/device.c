@@ -12,7 +12,8 @@
 static int unavailable(struct pb_device_info *info, const char *what, cudaError_t err) {
     info->available = false;
     snprintf(info->unavailable_reason, sizeof info->unavailable_reason, "no CUDA device: %s%s%s",
-             what, err != cudaSuccess ? ": " : "", err != cudaSuccess ? cudaGetErrorString(err) : "");
+             what, err != cudaSuccess ? ": " : "",
+             err != cudaSuccess ? cudaGetErrorString(err) : "");
     return -1;
 }
 
@@ -30,7 +31,8 @@ int pb_device_open(int ordinal, struct pb_device_info *info) {
     cudaError_t err = cudaGetDeviceCount(&count);
     if (err != cudaSuccess) return unavailable(info, "cudaGetDeviceCount", err);
     if (ordinal >= count) return unavailable(info, "no device with that ordinal", cudaSuccess);
-    if ((err = cudaSetDevice(ordinal)) != cudaSuccess) return unavailable(info, "cudaSetDevice", err);
+    if ((err = cudaSetDevice(ordinal)) != cudaSuccess)
+        return unavailable(info, "cudaSetDevice", err);
     cudaDriverGetVersion(&info->driver_version);
     struct cudaDeviceProp prop;
     if ((err = cudaGetDeviceProperties(&prop, ordinal)) != cudaSuccess)

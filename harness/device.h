@@ -7,7 +7,7 @@
 
 struct pb_device_info {
     bool available;
-    char unavailable_reason[256];  /* why there is no GPU, when !available */
+    char unavailable_reason[256]; /* why there is no GPU, when !available */
     int ordinal;
     char name[256];
     int cc_major, cc_minor;
@@ -17,7 +17,8 @@ struct pb_device_info {
     size_t shared_mem_per_block_optin;
     int sm_clock_khz, mem_clock_khz, mem_bus_bits;
     int driver_version, runtime_version;
-    double copy_probe_gbytes_per_s; /* device-to-device copy, bytes read + written; 0 if not probed */
+    double
+        copy_probe_gbytes_per_s; /* device-to-device copy, bytes read + written; 0 if not probed */
     double copy_probe_ms;
 };
 

@@ -16,7 +16,8 @@ static const char usage[] =
     "  list             primitives, backends, their axes and valid ranges\n"
     "  info             devices and the copy-probe bandwidth bound\n"
     "\n"
-    "`bench COMMAND --help` describes each. Exit codes: 0 ok, 1 a failed check, 2 bad usage or input.\n";
+    "`bench COMMAND --help` describes each. Exit codes: 0 ok, 1 a failed check, 2 bad usage or "
+    "input.\n";
 
 static const struct {
     const char *name;
@@ -49,7 +50,8 @@ int pb_usage_error(const char *text, const char *fmt, const char *arg) {
 
 int main(int argc, char **argv) {
     if (argc < 2) return pb_usage_error(usage, "%s", "no command given");
-    if (strcmp(argv[1], "-h") == 0 || strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "help") == 0) {
+    if (strcmp(argv[1], "-h") == 0 || strcmp(argv[1], "--help") == 0 ||
+        strcmp(argv[1], "help") == 0) {
         fputs(usage, stdout);
         return 0;
     }

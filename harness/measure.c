@@ -29,7 +29,8 @@ int pb_gpu_timer_init(struct pb_gpu_timer *t, const struct pb_device_info *dev, 
     t->flush_bytes = 2 * (size_t)dev->l2_bytes;
     cudaError_t e = cudaStreamCreateWithFlags(&t->stream, cudaStreamNonBlocking);
     if (e == cudaSuccess && t->flush_bytes) e = cudaMalloc(&t->flush_buffer, t->flush_bytes);
-    if (e == cudaSuccess) e = cudaHostAlloc((void **)&t->release_flag, 2 * sizeof(int), cudaHostAllocMapped);
+    if (e == cudaSuccess)
+        e = cudaHostAlloc((void **)&t->release_flag, 2 * sizeof(int), cudaHostAllocMapped);
     t->start = calloc(GPU_BATCH, sizeof *t->start);
     t->stop = calloc(GPU_BATCH, sizeof *t->stop);
     if (!t->start || !t->stop) e = cudaErrorMemoryAllocation;
@@ -67,17 +68,19 @@ static int untimed_run(const struct pb_backend *b, struct pb_run *r) {
 }
 
 /* Enqueues `count` repetitions behind the blocker, releases it, and reads the events. */
-static int gpu_batch(const struct pb_backend *b, struct pb_run *r, const struct pb_measure_plan *plan,
-                     struct pb_gpu_timer *t, int first_rep, int count, double *samples_ms,
-                     double *between_ms) {
+static int gpu_batch(const struct pb_backend *b, struct pb_run *r,
+                     const struct pb_measure_plan *plan, struct pb_gpu_timer *t, int first_rep,
+                     int count, double *samples_ms, double *between_ms) {
     *t->release_flag = 0;
     *t->timed_out = 0;
     int *d_flag = NULL, *d_timed_out = NULL;
-    if (cuda_check(r, cudaHostGetDevicePointer((void **)&d_flag, (void *)t->release_flag, 0), "flag") ||
+    if (cuda_check(r, cudaHostGetDevicePointer((void **)&d_flag, (void *)t->release_flag, 0),
+                   "flag") ||
         cuda_check(r, cudaHostGetDevicePointer((void **)&d_timed_out, t->timed_out, 0), "flag"))
         return -1;
-    if (cuda_check(r, (cudaError_t)pb_gpu_block_stream(t->stream, d_flag, d_timed_out, BLOCKER_TIMEOUT_NS),
-                   "stream blocker"))
+    if (cuda_check(
+            r, (cudaError_t)pb_gpu_block_stream(t->stream, d_flag, d_timed_out, BLOCKER_TIMEOUT_NS),
+            "stream blocker"))
         return -1;
     int failed = cuda_check(r, cudaEventRecord(t->batch_start, t->stream), "event");
     for (int i = 0; i < count && !failed; i++) {
@@ -86,8 +89,9 @@ static int gpu_batch(const struct pb_backend *b, struct pb_run *r, const struct 
         if (b->reset && b->reset(r) != 0) failed = 1;
         if (!failed && last && b->poison && b->poison(r) != 0) failed = 1;
         if (!failed && plan->cold && t->flush_buffer)
-            failed = cuda_check(r, cudaMemsetAsync(t->flush_buffer, i & 0xff, t->flush_bytes, t->stream),
-                                "L2 flush");
+            failed =
+                cuda_check(r, cudaMemsetAsync(t->flush_buffer, i & 0xff, t->flush_bytes, t->stream),
+                           "L2 flush");
         if (!failed) failed = cuda_check(r, cudaEventRecord(t->start[i], t->stream), "event");
         if (!failed && b->run(r) != 0) failed = 1;
         if (!failed) failed = cuda_check(r, cudaEventRecord(t->stop[i], t->stream), "event");
@@ -105,21 +109,24 @@ static int gpu_batch(const struct pb_backend *b, struct pb_run *r, const struct 
     double timed_ms = 0;
     for (int i = 0; i < count; i++) {
         float ms = 0;
-        if (cuda_check(r, cudaEventElapsedTime(&ms, t->start[i], t->stop[i]), "event time")) return -1;
+        if (cuda_check(r, cudaEventElapsedTime(&ms, t->start[i], t->stop[i]), "event time"))
+            return -1;
         samples_ms[i] = ms;
         timed_ms += ms;
     }
     /* The batch's span on the GPU less its timed intervals: what each repetition costs
      * besides the timed run (reset, poison, L2 flush, gaps between commands). */
     float span_ms = 0;
-    if (cuda_check(r, cudaEventElapsedTime(&span_ms, t->batch_start, t->stop[count - 1]), "event time"))
+    if (cuda_check(r, cudaEventElapsedTime(&span_ms, t->batch_start, t->stop[count - 1]),
+                   "event time"))
         return -1;
     *between_ms += span_ms - timed_ms;
     return 0;
 }
 
 int pb_measure_gpu(const struct pb_backend *b, struct pb_run *r, const struct pb_measure_plan *plan,
-                   struct pb_gpu_timer *t, double *samples_ms, int *count, double *between_reps_us) {
+                   struct pb_gpu_timer *t, double *samples_ms, int *count,
+                   double *between_reps_us) {
     *count = 0;
     double between_ms = 0;
     r->stream = t->stream;
@@ -131,7 +138,8 @@ int pb_measure_gpu(const struct pb_backend *b, struct pb_run *r, const struct pb
     if (failed) return -1;
     while (*count < plan->reps) {
         int batch = plan->reps - *count < t->batch ? plan->reps - *count : t->batch;
-        if (gpu_batch(b, r, plan, t, *count, batch, samples_ms + *count, &between_ms) != 0) return -1;
+        if (gpu_batch(b, r, plan, t, *count, batch, samples_ms + *count, &between_ms) != 0)
+            return -1;
         *count += batch;
     }
     *between_reps_us = *count ? between_ms * 1e3 / *count : 0;

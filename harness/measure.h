@@ -6,10 +6,10 @@
 #include "primbench.h"
 
 struct pb_measure_plan {
-    int reps;             /* repetitions wanted */
-    int warmup;           /* untimed runs first */
-    bool cold;            /* flush the L2 before every GPU repetition */
-    double cpu_budget_s;  /* CPU backends stop early past this much wall time */
+    int reps;            /* repetitions wanted */
+    int warmup;          /* untimed runs first */
+    bool cold;           /* flush the L2 before every GPU repetition */
+    double cpu_budget_s; /* CPU backends stop early past this much wall time */
 };
 
 /* What GPU timing reuses from case to case: a stream, events, the flush buffer and the
@@ -17,12 +17,12 @@ struct pb_measure_plan {
 struct pb_gpu_timer {
     cudaStream_t stream;
     cudaEvent_t *start, *stop;
-    cudaEvent_t batch_start;      /* before a batch's first repetition */
-    int batch;                    /* repetitions enqueued behind one blocker */
+    cudaEvent_t batch_start; /* before a batch's first repetition */
+    int batch;               /* repetitions enqueued behind one blocker */
     void *flush_buffer;
     size_t flush_bytes;
-    volatile int *release_flag;   /* host-mapped */
-    int *timed_out;               /* host-mapped */
+    volatile int *release_flag; /* host-mapped */
+    int *timed_out;             /* host-mapped */
 };
 
 /* Seconds on CLOCK_MONOTONIC. */

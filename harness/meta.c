@@ -47,7 +47,8 @@ static cJSON *device_json(const struct pb_device_info *dev) {
     cJSON_AddNumberToObject(d, "sm_count", dev->sm_count);
     cJSON_AddNumberToObject(d, "l2_bytes", dev->l2_bytes);
     cJSON_AddNumberToObject(d, "global_mem_bytes", (double)dev->global_mem_bytes);
-    cJSON_AddNumberToObject(d, "shared_mem_per_block_optin", (double)dev->shared_mem_per_block_optin);
+    cJSON_AddNumberToObject(d, "shared_mem_per_block_optin",
+                            (double)dev->shared_mem_per_block_optin);
     cJSON_AddNumberToObject(d, "sm_clock_khz", dev->sm_clock_khz);
     cJSON_AddNumberToObject(d, "mem_clock_khz", dev->mem_clock_khz);
     cJSON_AddNumberToObject(d, "mem_bus_bits", dev->mem_bus_bits);
@@ -86,7 +87,9 @@ static cJSON *build(const struct pb_config *cfg, const struct pb_device_info *de
     cJSON_AddNumberToObject(measure, "warmup", cfg->warmup);
     cJSON_AddStringToObject(measure, "cache", cfg->cold ? "cold" : "hot");
     cJSON_AddNumberToObject(measure, "cpu_budget_s", cfg->cpu_budget_s);
-    cJSON_AddStringToObject(measure, "gpu_timer", "CUDA events around run() only; batches enqueued behind a blocking kernel");
+    cJSON_AddStringToObject(
+        measure, "gpu_timer",
+        "CUDA events around run() only; batches enqueued behind a blocking kernel");
     cJSON_AddStringToObject(measure, "cpu_timer", "CLOCK_MONOTONIC");
     return m;
 }

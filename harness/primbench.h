@@ -16,15 +16,22 @@
 extern "C" {
 #endif
 
-#define PB_MAX_AXES 12
+#define PB_MAX_AXES   12
 #define PB_REASON_LEN 256
 
 /* ---- key types ------------------------------------------------------------ */
 
 enum pb_dtype {
-    PB_U8, PB_U16, PB_U32, PB_U64,
-    PB_I8, PB_I16, PB_I32, PB_I64,
-    PB_F32, PB_F64,
+    PB_U8,
+    PB_U16,
+    PB_U32,
+    PB_U64,
+    PB_I8,
+    PB_I16,
+    PB_I32,
+    PB_I64,
+    PB_F32,
+    PB_F64,
     PB_DTYPE_COUNT
 };
 
@@ -38,26 +45,26 @@ int pb_dtype_parse(const char *name, enum pb_dtype *out);
 /* ---- axes and cases ------------------------------------------------------- */
 
 enum pb_axis_kind {
-    PB_AXIS_INT,    /* an integer in [min, max] */
-    PB_AXIS_CHOICE  /* one of a fixed list of names */
+    PB_AXIS_INT,   /* an integer in [min, max] */
+    PB_AXIS_CHOICE /* one of a fixed list of names */
 };
 
 struct pb_axis {
     const char *name;
     const char *help;
     enum pb_axis_kind kind;
-    int64_t min, max;             /* PB_AXIS_INT: valid range, inclusive */
-    const char *const *choices;   /* PB_AXIS_CHOICE: NULL-terminated list */
-    const char *default_value;    /* used when a config omits the axis */
-    bool shapes_input;            /* the generated input depends on this axis */
+    int64_t min, max;           /* PB_AXIS_INT: valid range, inclusive */
+    const char *const *choices; /* PB_AXIS_CHOICE: NULL-terminated list */
+    const char *default_value;  /* used when a config omits the axis */
+    bool shapes_input;          /* the generated input depends on this axis */
 };
 
 /* One point of a sweep: a value for every axis of the primitive. */
 struct pb_case {
-    const struct pb_axis *axes;   /* the primitive's axes, in its order */
+    const struct pb_axis *axes; /* the primitive's axes, in its order */
     int naxes;
-    int64_t value[PB_MAX_AXES];   /* INT: the value; CHOICE: index into choices */
-    uint64_t seed;                /* the config's seed */
+    int64_t value[PB_MAX_AXES]; /* INT: the value; CHOICE: index into choices */
+    uint64_t seed;              /* the config's seed */
 };
 
 /* Value of a named axis; aborts on a name the primitive does not have (a bug). */
@@ -80,7 +87,7 @@ struct pb_input {
     enum pb_dtype dtype;
     void *host;
     void *device;
-    void *extra;                  /* primitive-owned extras */
+    void *extra; /* primitive-owned extras */
 };
 
 enum pb_target { PB_TARGET_CPU, PB_TARGET_GPU };
@@ -88,27 +95,28 @@ enum pb_target { PB_TARGET_CPU, PB_TARGET_GPU };
 struct pb_run {
     const struct pb_case *c;
     const struct pb_input *in;
-    cudaStream_t stream;          /* GPU backends enqueue all work here */
-    void *state;                  /* backend-owned, set in prepare */
-    void *out;                    /* host buffer of primitive->output_bytes, filled by collect */
-    char err[PB_REASON_LEN];      /* a backend's error message, for the row's reason */
+    cudaStream_t stream;     /* GPU backends enqueue all work here */
+    void *state;             /* backend-owned, set in prepare */
+    void *out;               /* host buffer of primitive->output_bytes, filled by collect */
+    char err[PB_REASON_LEN]; /* a backend's error message, for the row's reason */
 };
 
 struct pb_backend {
     const char *primitive;
-    const char *name;             /* "reduce/butterfly" */
+    const char *name; /* "reduce/butterfly" */
     const char *summary;
     enum pb_target target;
     /* false (with a reason in why) when this backend cannot run the case */
     bool (*supports)(const struct pb_case *c, char *why, size_t why_len);
-    int (*prepare)(struct pb_run *r);   /* allocate, upload: untimed */
-    int (*reset)(struct pb_run *r);     /* restore consumed inputs: untimed, async on r->stream; may be NULL */
+    int (*prepare)(struct pb_run *r); /* allocate, upload: untimed */
+    int (*reset)(
+        struct pb_run *r); /* restore consumed inputs: untimed, async on r->stream; may be NULL */
     /* Fill the outputs with a pattern no correct run leaves, so an element the run does
      * not write cannot pass verification. Called before the last, verified repetition
      * only (untimed, async on r->stream); may be NULL. */
     int (*poison)(struct pb_run *r);
-    int (*run)(struct pb_run *r);       /* the timed work, async on r->stream for GPU backends */
-    int (*collect)(struct pb_run *r);   /* output to r->out (synchronous) */
+    int (*run)(struct pb_run *r);     /* the timed work, async on r->stream for GPU backends */
+    int (*collect)(struct pb_run *r); /* output to r->out (synchronous) */
     void (*release)(struct pb_run *r);
 };
 
@@ -118,8 +126,8 @@ struct pb_primitive {
     const struct pb_axis *axes;
     int naxes;
     /* Make the case's input: host always; device too when want_device. */
-    int (*make_input)(const struct pb_case *c, bool want_device, struct pb_input *in,
-                      char *err, size_t err_len);
+    int (*make_input)(const struct pb_case *c, bool want_device, struct pb_input *in, char *err,
+                      size_t err_len);
     void (*free_input)(struct pb_input *in);
     size_t (*output_bytes)(const struct pb_case *c);
     /* The reference result, into a buffer of output_bytes. */

@@ -5,10 +5,12 @@
 
 #include "report.h"
 
-void pb_report_markdown(FILE *out, const struct pb_primitive *p, const struct pb_row *rows, size_t count) {
+void pb_report_markdown(FILE *out, const struct pb_primitive *p, const struct pb_row *rows,
+                        size_t count) {
     fprintf(out, "|");
     for (int i = 0; i < p->naxes; i++) fprintf(out, " %s |", p->axes[i].name);
-    fprintf(out, " backend | status | reps | median ms | 95%% CI of mean ms | Gelem/s | GB/s | of bound |\n|");
+    fprintf(out, " backend | status | reps | median ms | 95%% CI of mean ms | Gelem/s | GB/s | of "
+                 "bound |\n|");
     for (int i = 0; i < p->naxes + 8; i++) fprintf(out, "---|");
     fprintf(out, "\n");
     for (size_t r = 0; r < count; r++) {

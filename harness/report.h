@@ -6,6 +6,7 @@
 
 #include "results.h"
 
-void pb_report_markdown(FILE *out, const struct pb_primitive *p, const struct pb_row *rows, size_t count);
+void pb_report_markdown(FILE *out, const struct pb_primitive *p, const struct pb_row *rows,
+                        size_t count);
 
 #endif

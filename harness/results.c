@@ -11,11 +11,30 @@ static const char *const status_names[] = {"ok", "wrong", "skipped", "error", "t
 const char *pb_status_name(enum pb_status s) { return status_names[s]; }
 
 static const char *const fixed_columns[] = {
-    "primitive",      "backend",      "target",       "device",       "status",
-    "reason",         "reps",         "mean_ms",      "stddev_ms",    "ci95_low_ms",
-    "ci95_high_ms",   "median_ms",    "min_ms",       "max_ms",       "gelem_per_s",
-    "gelem_per_s_ci_low", "gelem_per_s_ci_high", "gbytes_per_s", "gbytes_per_s_ci_low",
-    "gbytes_per_s_ci_high", "bound_fraction", "setup_ms", "wall_ms", "between_reps_us",
+    "primitive",
+    "backend",
+    "target",
+    "device",
+    "status",
+    "reason",
+    "reps",
+    "mean_ms",
+    "stddev_ms",
+    "ci95_low_ms",
+    "ci95_high_ms",
+    "median_ms",
+    "min_ms",
+    "max_ms",
+    "gelem_per_s",
+    "gelem_per_s_ci_low",
+    "gelem_per_s_ci_high",
+    "gbytes_per_s",
+    "gbytes_per_s_ci_low",
+    "gbytes_per_s_ci_high",
+    "bound_fraction",
+    "setup_ms",
+    "wall_ms",
+    "between_reps_us",
 };
 #define FIXED_COUNT ((int)(sizeof fixed_columns / sizeof fixed_columns[0]))
 
@@ -36,7 +55,8 @@ void pb_row_rates(const struct pb_row *row, struct pb_rates *out) {
     out->gbytes_per_s = row->bytes / t->mean / 1e6;
     out->gbytes_low = row->bytes / t->ci95_high / 1e6;
     out->gbytes_high = row->bytes / t->ci95_low / 1e6;
-    out->bound_fraction = row->bound_gbytes_per_s > 0 ? out->gbytes_per_s / row->bound_gbytes_per_s : NAN;
+    out->bound_fraction =
+        row->bound_gbytes_per_s > 0 ? out->gbytes_per_s / row->bound_gbytes_per_s : NAN;
 }
 
 static const char *number(char *buf, size_t len, double v) {
@@ -78,9 +98,9 @@ int pb_results_write_row(FILE *f, const struct pb_row *row) {
     const struct pb_summary *t = &row->time_ms;
     double none = NAN;
     if (timed) pb_row_rates(row, &r);
-    double values[] = {t->mean, t->stddev, t->ci95_low, t->ci95_high, t->median, t->min, t->max,
-                       r.gelem_per_s, r.gelem_low, r.gelem_high, r.gbytes_per_s, r.gbytes_low,
-                       r.gbytes_high, r.bound_fraction};
+    double values[] = {t->mean,        t->stddev,    t->ci95_low,   t->ci95_high,    t->median,
+                       t->min,         t->max,       r.gelem_per_s, r.gelem_low,     r.gelem_high,
+                       r.gbytes_per_s, r.gbytes_low, r.gbytes_high, r.bound_fraction};
     for (size_t i = 0; i < sizeof values / sizeof values[0]; i++, n++)
         fields[n] = number(text[n], sizeof text[n], timed ? values[i] : none);
     fields[n] = number(text[n], sizeof text[n], row->setup_ms);

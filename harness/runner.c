@@ -23,12 +23,12 @@ struct experiment {
     const struct pb_config *cfg;
     const struct pb_primitive *prim;
     struct pb_device_info dev;
-    bool want_gpu;                    /* the GPU is there and some GPU backend is selected */
+    bool want_gpu; /* the GPU is there and some GPU backend is selected */
     struct pb_gpu_timer timer;
     struct pb_input input;
     const struct pb_case *input_case; /* the case input was made for, NULL if none */
     char input_error[PB_REASON_LEN];
-    void *reference;                  /* the current case's reference result */
+    void *reference; /* the current case's reference result */
     double *samples_ms;
     FILE *csv;
     struct pb_row *rows;
@@ -60,7 +60,8 @@ static void ensure_input(struct experiment *x, const struct pb_case *c) {
     x->input_case = c;
     x->input_error[0] = '\0';
     pb_nvtx_push("setup: input");
-    if (x->prim->make_input(c, x->want_gpu, &x->input, x->input_error, sizeof x->input_error) != 0 &&
+    if (x->prim->make_input(c, x->want_gpu, &x->input, x->input_error, sizeof x->input_error) !=
+            0 &&
         !x->input_error[0])
         snprintf(x->input_error, sizeof x->input_error, "input generation failed");
     pb_nvtx_pop();
@@ -70,8 +71,8 @@ static void ensure_input(struct experiment *x, const struct pb_case *c) {
     }
 }
 
-static void measure_backend(struct experiment *x, const struct pb_case *c, const struct pb_backend *b,
-                            struct pb_row *row) {
+static void measure_backend(struct experiment *x, const struct pb_case *c,
+                            const struct pb_backend *b, struct pb_row *row) {
     const struct pb_config *cfg = x->cfg;
     struct pb_run r = {.c = c, .in = &x->input};
     r.out = calloc(1, x->prim->output_bytes(c));
@@ -80,16 +81,17 @@ static void measure_backend(struct experiment *x, const struct pb_case *c, const
     int failed = !r.out;
     if (!failed && b->prepare && b->prepare(&r) != 0) failed = 1;
     if (!failed)
-        failed = b->target == PB_TARGET_GPU
-                     ? pb_measure_gpu(b, &r, &plan, &x->timer, x->samples_ms, &count, &row->between_reps_us)
-                     : pb_measure_cpu(b, &r, &plan, x->samples_ms, &count);
+        failed = b->target == PB_TARGET_GPU ? pb_measure_gpu(b, &r, &plan, &x->timer, x->samples_ms,
+                                                             &count, &row->between_reps_us)
+                                            : pb_measure_cpu(b, &r, &plan, x->samples_ms, &count);
     if (!failed && b->collect && b->collect(&r) != 0) failed = 1;
     if (failed) {
         row->status = PB_STATUS_ERROR;
         snprintf(row->reason, sizeof row->reason, "%s", r.err[0] ? r.err : "backend failed");
     } else if (cfg->verify) {
         pb_nvtx_push("verify");
-        int wrong = x->prim->verify(c, &x->input, x->reference, r.out, row->reason, sizeof row->reason);
+        int wrong =
+            x->prim->verify(c, &x->input, x->reference, r.out, row->reason, sizeof row->reason);
         pb_nvtx_pop();
         row->status = wrong ? PB_STATUS_WRONG : PB_STATUS_OK;
     } else {
@@ -99,7 +101,8 @@ static void measure_backend(struct experiment *x, const struct pb_case *c, const
     if (row->status == PB_STATUS_OK) pb_summarize(x->samples_ms, count, &row->time_ms);
     if (b->release) b->release(&r);
     free(r.out);
-    if (b->target == PB_TARGET_GPU) cudaGetLastError(); /* clear a non-sticky error for the next backend */
+    if (b->target == PB_TARGET_GPU)
+        cudaGetLastError(); /* clear a non-sticky error for the next backend */
 }
 
 static void run_case(struct experiment *x, const struct pb_case *c, size_t index, size_t total,
@@ -111,7 +114,8 @@ static void run_case(struct experiment *x, const struct pb_case *c, size_t index
     for (int i = 0; i < cfg->nbackends; i++) {
         char why[PB_REASON_LEN];
         const struct pb_backend *b = cfg->backends[i];
-        needs_input |= b->supports(c, why, sizeof why) && (b->target == PB_TARGET_CPU || x->want_gpu);
+        needs_input |=
+            b->supports(c, why, sizeof why) && (b->target == PB_TARGET_CPU || x->want_gpu);
     }
     double setup_start = pb_monotonic_s();
     if (needs_input) ensure_input(x, c);
@@ -212,7 +216,8 @@ int pb_experiment_run(const struct pb_config *cfg, const struct pb_run_options *
     }
     if (!x.dev.available && any_gpu_backend(cfg))
         fprintf(stderr, "bench: GPU backends skipped: %s\n", x.dev.unavailable_reason);
-    for (size_t i = 0; i < sweep.count; i++) run_case(&x, &sweep.cases[i], i, sweep.count, opt->progress);
+    for (size_t i = 0; i < sweep.count; i++)
+        run_case(&x, &sweep.cases[i], i, sweep.count, opt->progress);
     if (opt->progress) fprintf(stderr, "\r\033[K");
     pb_report_markdown(stdout, x.prim, x.rows, x.nrows);
     status = 0;

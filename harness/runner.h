@@ -7,10 +7,10 @@
 #include "config.h"
 
 struct pb_run_options {
-    bool force;     /* overwrite an existing output */
-    bool progress;  /* a progress line on stderr */
-    int device;     /* GPU ordinal */
-    int argc;       /* the command line, for the metadata */
+    bool force;    /* overwrite an existing output */
+    bool progress; /* a progress line on stderr */
+    int device;    /* GPU ordinal */
+    int argc;      /* the command line, for the metadata */
     char **argv;
 };
 

@@ -6,8 +6,8 @@
 
 struct pb_summary {
     int count;
-    double mean, stddev;          /* stddev: sample (n - 1); NAN when count < 2 */
-    double ci95_low, ci95_high;   /* 95% CI of the mean, Student t; NAN when count < 2 */
+    double mean, stddev;        /* stddev: sample (n - 1); NAN when count < 2 */
+    double ci95_low, ci95_high; /* 95% CI of the mean, Student t; NAN when count < 2 */
     double median, min, max;
 };
 

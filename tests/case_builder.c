@@ -16,10 +16,13 @@ void case_init(struct pb_case *c, const struct pb_primitive *p, uint64_t seed) {
     c->axes = p->axes;
     c->naxes = p->naxes;
     c->seed = seed;
-    for (int i = 0; i < p->naxes; i++) c->value[i] = p->axes[i].kind == PB_AXIS_INT ? p->axes[i].min : 0;
+    for (int i = 0; i < p->naxes; i++)
+        c->value[i] = p->axes[i].kind == PB_AXIS_INT ? p->axes[i].min : 0;
 }
 
-void case_set_int(struct pb_case *c, const char *axis, int64_t value) { c->value[axis_of(c, axis)] = value; }
+void case_set_int(struct pb_case *c, const char *axis, int64_t value) {
+    c->value[axis_of(c, axis)] = value;
+}
 
 void case_set_choice(struct pb_case *c, const char *axis, const char *choice) {
     int a = axis_of(c, axis);

@@ -24,7 +24,8 @@ static int record_pop(void) {
     return 0;
 }
 
-__attribute__((visibility("default"))) int InitializeInjectionNvtx2(NvtxGetExportTableFunc_t get_table) {
+__attribute__((visibility("default"))) int
+InitializeInjectionNvtx2(NvtxGetExportTableFunc_t get_table) {
     const char *path = getenv("PB_NVTX_LOG");
     if (!path || !(log_file = fopen(path, "w"))) return 0;
     const NvtxExportTableCallbacks *callbacks = get_table(NVTX_ETID_CALLBACKS);

@@ -5,8 +5,8 @@
 #include "reduce_check.h"
 #include "registry.h"
 
-int check_backend_on_input(const struct pb_backend *b, const struct pb_case *c, const struct pb_input *in,
-                           char *why, size_t why_len) {
+int check_backend_on_input(const struct pb_backend *b, const struct pb_case *c,
+                           const struct pb_input *in, char *why, size_t why_len) {
     const struct pb_primitive *p = pb_registry_find_primitive("reduce");
     struct pb_reduce_result ref, out;
     memset(&out, 0xA5, sizeof out);

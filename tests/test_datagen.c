@@ -14,8 +14,8 @@
 
 static const uint64_t SEED = 12345;
 
-static void *generate(enum pb_dtype t, enum pb_dist d, uint64_t n, uint64_t seed,
-                      uint64_t stream, uint64_t unique) {
+static void *generate(enum pb_dtype t, enum pb_dist d, uint64_t n, uint64_t seed, uint64_t stream,
+                      uint64_t unique) {
     void *buf = malloc(n ? n * pb_dtype_size(t) : 1);
     assert_non_null(buf);
     struct pb_gen_spec s = {
@@ -27,16 +27,26 @@ static void *generate(enum pb_dtype t, enum pb_dist d, uint64_t n, uint64_t seed
 /* Element i as a double; exact for every integer type up to 2^53. */
 static double element_double(const void *buf, enum pb_dtype t, uint64_t i) {
     switch (t) {
-    case PB_U8: return ((const uint8_t *)buf)[i];
-    case PB_U16: return ((const uint16_t *)buf)[i];
-    case PB_U32: return ((const uint32_t *)buf)[i];
-    case PB_U64: return (double)((const uint64_t *)buf)[i];
-    case PB_I8: return ((const int8_t *)buf)[i];
-    case PB_I16: return ((const int16_t *)buf)[i];
-    case PB_I32: return ((const int32_t *)buf)[i];
-    case PB_I64: return (double)((const int64_t *)buf)[i];
-    case PB_F32: return ((const float *)buf)[i];
-    default: return ((const double *)buf)[i];
+    case PB_U8:
+        return ((const uint8_t *)buf)[i];
+    case PB_U16:
+        return ((const uint16_t *)buf)[i];
+    case PB_U32:
+        return ((const uint32_t *)buf)[i];
+    case PB_U64:
+        return (double)((const uint64_t *)buf)[i];
+    case PB_I8:
+        return ((const int8_t *)buf)[i];
+    case PB_I16:
+        return ((const int16_t *)buf)[i];
+    case PB_I32:
+        return ((const int32_t *)buf)[i];
+    case PB_I64:
+        return (double)((const int64_t *)buf)[i];
+    case PB_F32:
+        return ((const float *)buf)[i];
+    default:
+        return ((const double *)buf)[i];
     }
 }
 
@@ -56,27 +66,42 @@ static int element_compare(const void *buf, enum pb_dtype t, uint64_t i, uint64_
 
 static double type_min(enum pb_dtype t) {
     switch (t) {
-    case PB_I8: return INT8_MIN;
-    case PB_I16: return INT16_MIN;
-    case PB_I32: return INT32_MIN;
-    case PB_I64: return (double)INT64_MIN;
+    case PB_I8:
+        return INT8_MIN;
+    case PB_I16:
+        return INT16_MIN;
+    case PB_I32:
+        return INT32_MIN;
+    case PB_I64:
+        return (double)INT64_MIN;
     case PB_F32:
-    case PB_F64: return -1.0;
-    default: return 0.0;
+    case PB_F64:
+        return -1.0;
+    default:
+        return 0.0;
     }
 }
 
 static double type_max(enum pb_dtype t) {
     switch (t) {
-    case PB_U8: return UINT8_MAX;
-    case PB_U16: return UINT16_MAX;
-    case PB_U32: return UINT32_MAX;
-    case PB_U64: return (double)UINT64_MAX;
-    case PB_I8: return INT8_MAX;
-    case PB_I16: return INT16_MAX;
-    case PB_I32: return INT32_MAX;
-    case PB_I64: return (double)INT64_MAX;
-    default: return 1.0;
+    case PB_U8:
+        return UINT8_MAX;
+    case PB_U16:
+        return UINT16_MAX;
+    case PB_U32:
+        return UINT32_MAX;
+    case PB_U64:
+        return (double)UINT64_MAX;
+    case PB_I8:
+        return INT8_MAX;
+    case PB_I16:
+        return INT16_MAX;
+    case PB_I32:
+        return INT32_MAX;
+    case PB_I64:
+        return (double)INT64_MAX;
+    default:
+        return 1.0;
     }
 }
 
@@ -278,12 +303,12 @@ static void test_n_zero_and_one(void **state) {
     for (int t = 0; t < PB_DTYPE_COUNT; t++) {
         for (int d = 0; d < PB_DIST_COUNT; d++) {
             struct pb_gen_spec empty = {.dtype = t, .dist = d, .n = 0, .seed = SEED, .unique = 4};
-            pb_generate_host(&empty, NULL);  /* must not touch out */
+            pb_generate_host(&empty, NULL); /* must not touch out */
 
             void *one = generate(t, d, 1, SEED, 0, 4);
             double v = element_double(one, t, 0);
             if (d == PB_DIST_SORTED || d == PB_DIST_REVERSE) {
-                assert_true(v == type_min(t));  /* the start of the range */
+                assert_true(v == type_min(t)); /* the start of the range */
             } else if (d == PB_DIST_ALL_EQUAL) {
                 assert_true(v == 42.0);
             } else if (d == PB_DIST_FEW_UNIQUE) {
@@ -350,7 +375,7 @@ static void test_normal_shape(void **state) {
         }
         /* Irwin-Hall of 8 puts 67.6% within one sd (a true normal: 68.3%). */
         double fraction = (double)within / n;
-        if (t != PB_U8 && t != PB_I8) {  /* 8 bits: sd is 32 integer steps, too coarse */
+        if (t != PB_U8 && t != PB_I8) { /* 8 bits: sd is 32 integer steps, too coarse */
             assert_true(fraction > 0.670 && fraction < 0.683);
         }
         free(buf);
@@ -414,8 +439,9 @@ static void test_zipf_shape(void **state) {
         for (uint64_t i = 0; i < n; i++) {
             rank_one += element_double(buf, t, i) == 1.0;
         }
-        int classes = t == PB_F32 ? 24 : t == PB_F64 ? 53 : (int)pb_dtype_size(t) * 8
-                                                              - (pb_dtype_is_signed(t) ? 1 : 0);
+        int classes = t == PB_F32   ? 24
+                      : t == PB_F64 ? 53
+                                    : (int)pb_dtype_size(t) * 8 - (pb_dtype_is_signed(t) ? 1 : 0);
         assert_true(fabs((double)rank_one * classes / n - 1.0) < 0.05);
         free(buf);
     }
@@ -454,7 +480,7 @@ static void test_nearly_sorted(void **state) {
     const uint64_t n = 1 << 20;
     for (int t = 0; t < PB_DTYPE_COUNT; t++) {
         if (pb_dtype_size(t) < 4) {
-            continue;  /* a narrow type repeats values, and equal neighbours are no descent */
+            continue; /* a narrow type repeats values, and equal neighbours are no descent */
         }
         void *near = generate(t, PB_DIST_NEARLY_SORTED, n, SEED, 9, 0);
         void *sorted = generate(t, PB_DIST_SORTED, n, SEED, 9, 0);

@@ -50,18 +50,21 @@ static void smoke_run_writes_verified_rows(void **state) {
     char out[512], meta[600];
     snprintf(out, sizeof out, "%s/smoke.csv", work_dir);
     snprintf(meta, sizeof meta, "%s.meta.json", out);
-    assert_int_equal(run("'%s' run --no-progress --output '%s' '%s' > '%s/summary.md'", bench, out, smoke_config,
-                         work_dir),
+    assert_int_equal(run("'%s' run --no-progress --output '%s' '%s' > '%s/summary.md'", bench, out,
+                         smoke_config, work_dir),
                      0);
     FILE *f = fopen(out, "r");
     assert_non_null(f);
     struct pb_csv_record header, row;
     char err[256];
     assert_int_equal(pb_csv_read_record(f, &header, err, sizeof err), 1);
-    const char *const leading[] = {"n", "dtype", "distribution", "op", "primitive", "backend", "target"};
+    const char *const leading[] = {"n",         "dtype",   "distribution", "op",
+                                   "primitive", "backend", "target"};
     for (int i = 0; i < 7; i++) assert_string_equal(header.fields[i], leading[i]);
-    int backend = column(&header, "backend"), status = column(&header, "status"), reason = column(&header, "reason");
-    int reps = column(&header, "reps"), mean = column(&header, "mean_ms"), low = column(&header, "ci95_low_ms");
+    int backend = column(&header, "backend"), status = column(&header, "status"),
+        reason = column(&header, "reason");
+    int reps = column(&header, "reps"), mean = column(&header, "mean_ms"),
+        low = column(&header, "ci95_low_ms");
     int high = column(&header, "ci95_high_ms"), gelem = column(&header, "gelem_per_s");
     int rows = 0, cpu_ok = 0, gpu_rows = 0;
     bool gpu = have_gpu();
@@ -75,7 +78,8 @@ static void smoke_run_writes_verified_rows(void **state) {
             double m = atof(row.fields[mean]);
             assert_true(m > 0);
             assert_true(atof(row.fields[gelem]) > 0);
-            if (atoi(row.fields[reps]) >= 2) assert_true(atof(row.fields[low]) <= m && m <= atof(row.fields[high]));
+            if (atoi(row.fields[reps]) >= 2)
+                assert_true(atof(row.fields[low]) <= m && m <= atof(row.fields[high]));
             cpu_ok++;
         } else {
             gpu_rows++;
@@ -96,7 +100,8 @@ static void smoke_run_writes_verified_rows(void **state) {
     assert_int_equal(rows, 216);
     assert_int_equal(cpu_ok, 72);
     assert_int_equal(gpu_rows, 144);
-    assert_int_equal(run("grep -q '\"config_hash\"' '%s' && grep -q '\"git_commit\"' '%s'", meta, meta), 0);
+    assert_int_equal(
+        run("grep -q '\"config_hash\"' '%s' && grep -q '\"git_commit\"' '%s'", meta, meta), 0);
     assert_int_equal(run("grep -q '| reduce/cpu | ok |' '%s/summary.md'", work_dir), 0);
 }
 
@@ -107,7 +112,8 @@ static void existing_output_is_not_overwritten_without_force(void **state) {
     FILE *f = fopen(out, "w");
     fputs("precious\n", f);
     fclose(f);
-    assert_int_equal(run("'%s' run --no-progress --output '%s' '%s' 2>/dev/null", bench, out, smoke_config), 2);
+    assert_int_equal(
+        run("'%s' run --no-progress --output '%s' '%s' 2>/dev/null", bench, out, smoke_config), 2);
     assert_int_equal(run("grep -qx precious '%s'", out), 0);
 }
 
@@ -119,8 +125,10 @@ static void bad_config_exits_2_and_writes_nothing(void **state) {
     FILE *f = fopen(cfg, "w");
     fputs("{\"primitive\": \"reduc\", \"sweep\": {\"n\": [-5]}}", f);
     fclose(f);
-    assert_int_equal(run("'%s' run --output '%s' '%s' 2>'%s/err.txt'", bench, out, cfg, work_dir), 2);
-    assert_int_equal(run("grep -q 'bad.json: primitive: .*did you mean .reduce.' '%s/err.txt'", work_dir), 0);
+    assert_int_equal(run("'%s' run --output '%s' '%s' 2>'%s/err.txt'", bench, out, cfg, work_dir),
+                     2);
+    assert_int_equal(
+        run("grep -q 'bad.json: primitive: .*did you mean .reduce.' '%s/err.txt'", work_dir), 0);
     assert_int_equal(run("'%s' validate '%s' 2>/dev/null", bench, cfg), 2);
     struct stat st;
     assert_int_not_equal(stat(out, &st), 0);
@@ -136,7 +144,8 @@ static void nvtx_ranges_name_every_case(void **state) {
     char out[512], log[512];
     snprintf(out, sizeof out, "%s/nvtx.csv", work_dir);
     snprintf(log, sizeof log, "%s/nvtx.log", work_dir);
-    assert_int_equal(run("NVTX_INJECTION64_PATH='%s' PB_NVTX_LOG='%s' '%s' run --no-progress --output '%s' '%s' >/dev/null",
+    assert_int_equal(run("NVTX_INJECTION64_PATH='%s' PB_NVTX_LOG='%s' '%s' run --no-progress "
+                         "--output '%s' '%s' >/dev/null",
                          nvtx_recorder, log, bench, out, smoke_config),
                      0);
     FILE *f = fopen(log, "r");
@@ -156,7 +165,8 @@ static void nvtx_ranges_name_every_case(void **state) {
         max_depth = depth > max_depth ? depth : max_depth;
         const char *name = line + 5;
         if (strncmp(name, "reduce/", 7) == 0) case_ranges++;
-        saw_named |= strcmp(name, "reduce/cpu n=1000 dtype=f32 distribution=all-equal op=argmin") == 0;
+        saw_named |=
+            strcmp(name, "reduce/cpu n=1000 dtype=f32 distribution=all-equal op=argmin") == 0;
         saw_rep |= strcmp(name, "rep 0") == 0;
         saw_setup |= strcmp(name, "setup: input") == 0;
         saw_verify |= strcmp(name, "verify") == 0;

@@ -13,7 +13,8 @@
 
 static const char *const dtypes[] = {"u32", "i32", "u64", "i64", "f32", "f64"};
 static const char *const ops[] = {"sum", "min", "max", "argmin"};
-static const char *const dists[] = {"uniform", "normal", "sorted", "reverse", "few-unique", "all-equal"};
+static const char *const dists[] = {"uniform", "normal",     "sorted",
+                                    "reverse", "few-unique", "all-equal"};
 
 #define COUNT(a) (sizeof(a) / sizeof((a)[0]))
 
@@ -36,7 +37,8 @@ static void cpu_backend_matches_reference_everywhere(void **state) {
                     case_set_choice(&c, "op", ops[o]);
                     char why[256] = "";
                     if (check_backend(cpu, &c, why, sizeof why) != 0)
-                        fail_msg("n=%lld %s %s %s: %s", (long long)sizes[s], dtypes[t], dists[d], ops[o], why);
+                        fail_msg("n=%lld %s %s %s: %s", (long long)sizes[s], dtypes[t], dists[d],
+                                 ops[o], why);
                 }
 }
 
@@ -60,7 +62,9 @@ static void known_answers_on_a_small_input(void **state) {
         assert_int_equal(ref.as_int, expected[i].value);
         assert_int_equal(ref.index, expected[i].index);
         char why[256];
-        assert_int_equal(check_backend_on_input(pb_registry_find_backend("reduce/cpu"), &c, &in, why, sizeof why), 0);
+        assert_int_equal(check_backend_on_input(pb_registry_find_backend("reduce/cpu"), &c, &in,
+                                                why, sizeof why),
+                         0);
     }
 }
 
@@ -100,7 +104,8 @@ static void verifier_rejects_wrong_answers(void **state) {
         if (strcmp(checked[i], "argmin") == 0)
             out.index += 1;
         else
-            out.as_float += strcmp(checked[i], "sum") == 0 ? 1.0 : 0.5; /* one missing/extra key's worth */
+            out.as_float +=
+                strcmp(checked[i], "sum") == 0 ? 1.0 : 0.5; /* one missing/extra key's worth */
         why[0] = '\0';
         assert_int_equal(reduce()->verify(&c, &in, &ref, &out, why, sizeof why), 1);
         assert_true(strlen(why) > 0);

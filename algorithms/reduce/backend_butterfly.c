@@ -11,7 +11,8 @@ static int butterfly_prepare(struct pb_run *r) { return pb_reduce_gpu_prepare(r,
 const struct pb_backend pb_backend_reduce_butterfly = {
     .primitive = "reduce",
     .name = "reduce/butterfly",
-    .summary = "seed 004: XOR-shuffle butterfly in warps, then blocks, last block combines; one launch",
+    .summary =
+        "seed 004: XOR-shuffle butterfly in warps, then blocks, last block combines; one launch",
     .target = PB_TARGET_GPU,
     .supports = pb_reduce_supports,
     .prepare = butterfly_prepare,

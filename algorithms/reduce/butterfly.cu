@@ -23,8 +23,7 @@ constexpr int kUnroll = 4; /* 16-byte loads in flight per thread per iteration *
 
 /* ---- the four ops as (lift, combine, identity) over an accumulator ---------- */
 
-template <class T>
-struct SumOp {
+template <class T> struct SumOp {
     using Acc = sum_t<T>;
     __device__ static Acc identity() { return Acc(0); }
     __device__ static Acc lift(T x, uint64_t) { return Acc(x); }
@@ -32,8 +31,7 @@ struct SumOp {
     __device__ static void store(const Acc &a, void *result) { *(Acc *)result = a; }
 };
 
-template <class T>
-struct MinOp {
+template <class T> struct MinOp {
     using Acc = T;
     __device__ static Acc identity() { return cuda::std::numeric_limits<T>::max(); }
     __device__ static Acc lift(T x, uint64_t) { return x; }
@@ -41,8 +39,7 @@ struct MinOp {
     __device__ static void store(const Acc &a, void *result) { *(T *)result = a; }
 };
 
-template <class T>
-struct MaxOp {
+template <class T> struct MaxOp {
     using Acc = T;
     __device__ static Acc identity() { return cuda::std::numeric_limits<T>::lowest(); }
     __device__ static Acc lift(T x, uint64_t) { return x; }
@@ -50,16 +47,14 @@ struct MaxOp {
     __device__ static void store(const Acc &a, void *result) { *(T *)result = a; }
 };
 
-template <class T>
-struct ArgMinAcc {
+template <class T> struct ArgMinAcc {
     T value;
     int64_t index;
 };
 
 /* The first minimum: ties go to the smaller index, so the combine is associative and
  * commutative and any reduction order gives the same answer. */
-template <class T>
-struct ArgMinOp {
+template <class T> struct ArgMinOp {
     using Acc = ArgMinAcc<T>;
     __device__ static Acc identity() {
         T top = cuda::std::numeric_limits<T>::has_infinity
@@ -78,8 +73,7 @@ struct ArgMinOp {
 };
 
 /* __shfl_xor_sync for any trivially copyable accumulator, 4 bytes at a time. */
-template <class V>
-__device__ V shfl_xor(const V &v, int lane_mask) {
+template <class V> __device__ V shfl_xor(const V &v, int lane_mask) {
     static_assert(sizeof(V) % 4 == 0, "accumulators are whole words");
     constexpr int kWords = sizeof(V) / 4;
     union {
@@ -88,13 +82,13 @@ __device__ V shfl_xor(const V &v, int lane_mask) {
     } in, out;
     in.value = v;
 #pragma unroll
-    for (int w = 0; w < kWords; w++) out.word[w] = __shfl_xor_sync(0xffffffffu, in.word[w], lane_mask);
+    for (int w = 0; w < kWords; w++)
+        out.word[w] = __shfl_xor_sync(0xffffffffu, in.word[w], lane_mask);
     return out.value;
 }
 
 /* The seed's butterfly across a warp: afterwards every lane holds the warp's result. */
-template <class Op>
-__device__ typename Op::Acc warp_butterfly(typename Op::Acc acc) {
+template <class Op> __device__ typename Op::Acc warp_butterfly(typename Op::Acc acc) {
 #pragma unroll
     for (int offset = 16; offset > 0; offset >>= 1) acc = Op::combine(acc, shfl_xor(acc, offset));
     return acc;
@@ -116,15 +110,13 @@ __device__ typename Op::Acc block_butterfly(typename Op::Acc acc,
 }
 
 /* Sixteen bytes of keys, loaded as one vector. */
-template <class T>
-struct alignas(16) KeyVector {
+template <class T> struct alignas(16) KeyVector {
     static constexpr int kCount = 16 / sizeof(T);
     T key[kCount];
 };
 
 /* A read-only 16-byte load (LDG.E.128 through the non-coherent path). */
-template <class T>
-__device__ KeyVector<T> load_vector(const KeyVector<T> *p) {
+template <class T> __device__ KeyVector<T> load_vector(const KeyVector<T> *p) {
     union {
         uint4 raw;
         KeyVector<T> keys;
@@ -137,14 +129,14 @@ template <class T, class Op>
 __device__ typename Op::Acc accumulate_vector(typename Op::Acc acc, const KeyVector<T> &v,
                                               uint64_t first_index) {
 #pragma unroll
-    for (int j = 0; j < KeyVector<T>::kCount; j++) acc = Op::combine(acc, Op::lift(v.key[j], first_index + j));
+    for (int j = 0; j < KeyVector<T>::kCount; j++)
+        acc = Op::combine(acc, Op::lift(v.key[j], first_index + j));
     return acc;
 }
 
 /* Loads another block's partial past L1 (which may hold a stale line): __ldcg word by
  * word, since it has no overload for our accumulator types. */
-template <class V>
-__device__ V load_uncached(const V *p) {
+template <class V> __device__ V load_uncached(const V *p) {
     constexpr int kWords = sizeof(V) / 4;
     union {
         V value;
@@ -163,7 +155,7 @@ struct Scratch {
 
 template <class T, class Op>
 __global__ void __launch_bounds__(kThreads)
-butterfly_reduce_kernel(const T *__restrict__ in, uint64_t n, Scratch scratch, void *result) {
+    butterfly_reduce_kernel(const T *__restrict__ in, uint64_t n, Scratch scratch, void *result) {
     using Acc = typename Op::Acc;
     using Vec = KeyVector<T>;
     __shared__ Acc warp_results[kWarps];
@@ -186,8 +178,10 @@ butterfly_reduce_kernel(const T *__restrict__ in, uint64_t n, Scratch scratch, v
         for (int u = 0; u < kUnroll; u++)
             acc = accumulate_vector<T, Op>(acc, chunk[u], (v + u * threads) * Vec::kCount);
     }
-    for (; v < nvec; v += threads) acc = accumulate_vector<T, Op>(acc, load_vector(&vec[v]), v * Vec::kCount);
-    for (uint64_t i = nvec * Vec::kCount + tid; i < n; i += threads) acc = Op::combine(acc, Op::lift(in[i], i));
+    for (; v < nvec; v += threads)
+        acc = accumulate_vector<T, Op>(acc, load_vector(&vec[v]), v * Vec::kCount);
+    for (uint64_t i = nvec * Vec::kCount + tid; i < n; i += threads)
+        acc = Op::combine(acc, Op::lift(in[i], i));
 
     acc = block_butterfly<Op>(acc, warp_results);
 
@@ -210,7 +204,8 @@ butterfly_reduce_kernel(const T *__restrict__ in, uint64_t n, Scratch scratch, v
 
     __threadfence();
     acc = Op::identity();
-    for (unsigned int b = threadIdx.x; b < gridDim.x; b += kThreads) acc = Op::combine(acc, load_uncached(&partials[b]));
+    for (unsigned int b = threadIdx.x; b < gridDim.x; b += kThreads)
+        acc = Op::combine(acc, load_uncached(&partials[b]));
     __syncthreads(); /* warp_results is reused */
     acc = block_butterfly<Op>(acc, warp_results);
     if (threadIdx.x == 0) {
@@ -219,15 +214,15 @@ butterfly_reduce_kernel(const T *__restrict__ in, uint64_t n, Scratch scratch, v
     }
 }
 
-template <class T, template <class> class OpT>
-int plan_for(uint64_t n, pb_reduce_gpu_plan *plan) {
+template <class T, template <class> class OpT> int plan_for(uint64_t n, pb_reduce_gpu_plan *plan) {
     using Op = OpT<T>;
     int device = 0, sms = 0, blocks_per_sm = 0;
     cudaError_t err = cudaGetDevice(&device);
-    if (err == cudaSuccess) err = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device);
     if (err == cudaSuccess)
-        err = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks_per_sm, butterfly_reduce_kernel<T, Op>,
-                                                            kThreads, 0);
+        err = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device);
+    if (err == cudaSuccess)
+        err = cudaOccupancyMaxActiveBlocksPerMultiprocessor(
+            &blocks_per_sm, butterfly_reduce_kernel<T, Op>, kThreads, 0);
     if (err != cudaSuccess) return (int)err;
     /* Enough blocks to fill every SM, but no block with less than kUnroll vectors per
      * thread: small inputs get few blocks and a short final combine. */
@@ -251,15 +246,18 @@ int launch_for(const void *d_in, uint64_t n, const pb_reduce_gpu_plan *plan, voi
     return (int)cudaGetLastError();
 }
 
-template <class F>
-int with_op(enum pb_reduce_op op, enum pb_dtype t, F &&f) {
+template <class F> int with_op(enum pb_reduce_op op, enum pb_dtype t, F &&f) {
     return with_key_type(t, [&](auto key) {
         using T = decltype(key);
         switch (op) {
-        case PB_REDUCE_SUM: return f.template operator()<T, SumOp>();
-        case PB_REDUCE_MIN: return f.template operator()<T, MinOp>();
-        case PB_REDUCE_MAX: return f.template operator()<T, MaxOp>();
-        case PB_REDUCE_ARGMIN: return f.template operator()<T, ArgMinOp>();
+        case PB_REDUCE_SUM:
+            return f.template operator()<T, SumOp>();
+        case PB_REDUCE_MIN:
+            return f.template operator()<T, MinOp>();
+        case PB_REDUCE_MAX:
+            return f.template operator()<T, MaxOp>();
+        case PB_REDUCE_ARGMIN:
+            return f.template operator()<T, ArgMinOp>();
         }
         return (int)cudaErrorInvalidValue;
     });
@@ -274,8 +272,9 @@ namespace {
 struct Planner {
     uint64_t n;
     pb_reduce_gpu_plan *plan;
-    template <class T, template <class> class OpT>
-    int operator()() const { return plan_for<T, OpT>(n, plan); }
+    template <class T, template <class> class OpT> int operator()() const {
+        return plan_for<T, OpT>(n, plan);
+    }
 };
 
 struct Launcher {
@@ -284,8 +283,9 @@ struct Launcher {
     const pb_reduce_gpu_plan *plan;
     void *scratch, *result;
     cudaStream_t stream;
-    template <class T, template <class> class OpT>
-    int operator()() const { return launch_for<T, OpT>(in, n, plan, scratch, result, stream); }
+    template <class T, template <class> class OpT> int operator()() const {
+        return launch_for<T, OpT>(in, n, plan, scratch, result, stream);
+    }
 };
 
 } // namespace

@@ -29,13 +29,15 @@ int pb_reduce_gpu_prepare(struct pb_run *r, const struct pb_reduce_gpu_impl *imp
     s->op = pb_reduce_case_op(r->c);
     if (cuda_failed(r, (cudaError_t)impl->plan(s->op, r->in->dtype, r->in->n, &s->plan), "plan"))
         return -1;
-    if (cuda_failed(r, cudaMalloc(&s->d_result, PB_REDUCE_DEVICE_RESULT_BYTES), "cudaMalloc result"))
+    if (cuda_failed(r, cudaMalloc(&s->d_result, PB_REDUCE_DEVICE_RESULT_BYTES),
+                    "cudaMalloc result"))
         return -1;
     if (s->plan.scratch_bytes > 0) {
         if (cuda_failed(r, cudaMalloc(&s->d_scratch, s->plan.scratch_bytes), "cudaMalloc scratch"))
             return -1;
         /* The butterfly's ticket must start at zero; the kernel re-arms it itself. */
-        if (cuda_failed(r, cudaMemset(s->d_scratch, 0, s->plan.scratch_bytes), "cudaMemset scratch"))
+        if (cuda_failed(r, cudaMemset(s->d_scratch, 0, s->plan.scratch_bytes),
+                        "cudaMemset scratch"))
             return -1;
     }
     return 0;
@@ -43,8 +45,9 @@ int pb_reduce_gpu_prepare(struct pb_run *r, const struct pb_reduce_gpu_impl *imp
 
 int pb_reduce_gpu_poison(struct pb_run *r) {
     struct gpu_state *s = r->state;
-    return cuda_failed(r, cudaMemsetAsync(s->d_result, POISON_BYTE, PB_REDUCE_DEVICE_RESULT_BYTES, r->stream),
-                       "poison result");
+    return cuda_failed(
+        r, cudaMemsetAsync(s->d_result, POISON_BYTE, PB_REDUCE_DEVICE_RESULT_BYTES, r->stream),
+        "poison result");
 }
 
 int pb_reduce_gpu_run(struct pb_run *r) {
@@ -57,8 +60,9 @@ int pb_reduce_gpu_run(struct pb_run *r) {
 int pb_reduce_gpu_collect(struct pb_run *r) {
     struct gpu_state *s = r->state;
     unsigned char raw[PB_REDUCE_DEVICE_RESULT_BYTES];
-    if (cuda_failed(r, cudaMemcpyAsync(raw, s->d_result, sizeof raw, cudaMemcpyDeviceToHost, r->stream),
-                    "copy result"))
+    if (cuda_failed(
+            r, cudaMemcpyAsync(raw, s->d_result, sizeof raw, cudaMemcpyDeviceToHost, r->stream),
+            "copy result"))
         return -1;
     if (cuda_failed(r, cudaStreamSynchronize(r->stream), "synchronize")) return -1;
     pb_reduce_decode(s->op, r->in->dtype, raw, r->out);

@@ -12,14 +12,30 @@ static const char *const reduce_dtypes[] = {"u32", "i32", "u64", "i64", "f32", "
 static const char *const reduce_ops[] = {"sum", "min", "max", "argmin", NULL};
 
 static const struct pb_axis reduce_axes[] = {
-    {.name = "n", .help = "number of keys", .kind = PB_AXIS_INT, .min = 1,
-     .max = 17179869184LL, .default_value = "1048576", .shapes_input = true},
-    {.name = "dtype", .help = "key type", .kind = PB_AXIS_CHOICE, .choices = reduce_dtypes,
-     .default_value = "u32", .shapes_input = true},
-    {.name = "distribution", .help = "key distribution", .kind = PB_AXIS_CHOICE,
-     .choices = pb_dist_names, .default_value = "uniform", .shapes_input = true},
-    {.name = "op", .help = "sum, min, max, or argmin (index of the first minimum)",
-     .kind = PB_AXIS_CHOICE, .choices = reduce_ops, .default_value = "sum"},
+    {.name = "n",
+     .help = "number of keys",
+     .kind = PB_AXIS_INT,
+     .min = 1,
+     .max = 17179869184LL,
+     .default_value = "1048576",
+     .shapes_input = true},
+    {.name = "dtype",
+     .help = "key type",
+     .kind = PB_AXIS_CHOICE,
+     .choices = reduce_dtypes,
+     .default_value = "u32",
+     .shapes_input = true},
+    {.name = "distribution",
+     .help = "key distribution",
+     .kind = PB_AXIS_CHOICE,
+     .choices = pb_dist_names,
+     .default_value = "uniform",
+     .shapes_input = true},
+    {.name = "op",
+     .help = "sum, min, max, or argmin (index of the first minimum)",
+     .kind = PB_AXIS_CHOICE,
+     .choices = reduce_ops,
+     .default_value = "sum"},
 };
 
 /* Distinct values of the few-unique distribution. */
@@ -101,13 +117,33 @@ void pb_reduce_decode(enum pb_reduce_op op, enum pb_dtype t, const void *raw,
     const unsigned char *b = raw;
     bool wide_sum = op == PB_REDUCE_SUM && !pb_dtype_is_float(t);
     switch (wide_sum ? PB_I64 : t) {
-    case PB_U32: { uint32_t v; memcpy(&v, b, 4); out->as_int = (int64_t)v; break; }
-    case PB_I32: { int32_t v; memcpy(&v, b, 4); out->as_int = v; break; }
+    case PB_U32: {
+        uint32_t v;
+        memcpy(&v, b, 4);
+        out->as_int = (int64_t)v;
+        break;
+    }
+    case PB_I32: {
+        int32_t v;
+        memcpy(&v, b, 4);
+        out->as_int = v;
+        break;
+    }
     case PB_U64:
-    case PB_I64: memcpy(&out->as_int, b, 8); break;
-    case PB_F32: { float v; memcpy(&v, b, 4); out->as_float = v; break; }
-    case PB_F64: memcpy(&out->as_float, b, 8); break;
-    default: break;
+    case PB_I64:
+        memcpy(&out->as_int, b, 8);
+        break;
+    case PB_F32: {
+        float v;
+        memcpy(&v, b, 4);
+        out->as_float = v;
+        break;
+    }
+    case PB_F64:
+        memcpy(&out->as_float, b, 8);
+        break;
+    default:
+        break;
     }
     if (op == PB_REDUCE_ARGMIN) memcpy(&out->index, b + 8, 8);
 }
@@ -117,45 +153,45 @@ void pb_reduce_decode(enum pb_reduce_op op, enum pb_dtype t, const void *raw,
  * 2^28-key reference takes milliseconds, not a second, on a many-core host). Float
  * sums accumulate in a type with far more precision than the key's: double for f32
  * (its 29 extra bits dwarf any order's f32 rounding), long double for f64. */
-#define REFERENCE_FOR(T, IS_FLOAT, WIDE)                                                              \
-    static void reference_##T(const T *x, uint64_t n, enum pb_reduce_op op,                     \
-                              struct pb_reduce_result *ref) {                                  \
-        if (op == PB_REDUCE_SUM) {                                                              \
-            WIDE fsum = 0, fabs_sum = 0;                                                        \
-            uint64_t isum = 0;                                                                  \
-            _Pragma("omp parallel for reduction(+ : fsum, fabs_sum, isum)")                     \
-            for (uint64_t i = 0; i < n; i++) {                                                  \
-                if (IS_FLOAT) {                                                                 \
-                    fsum += (WIDE)x[i];                                                         \
-                    fabs_sum += (WIDE)x[i] < 0 ? -(WIDE)x[i] : (WIDE)x[i];                      \
-                } else {                                                                        \
-                    isum += (uint64_t)x[i];                                                     \
-                }                                                                               \
-            }                                                                                   \
-            ref->as_float = (double)fsum;                                                       \
-            ref->abs_sum = (double)fabs_sum;                                                    \
-            ref->as_int = (int64_t)isum;                                                        \
-            return;                                                                             \
-        }                                                                                       \
-        /* min and max by reduction clauses; argmin as the first index holding the min, */  \
-        /* which is the definition itself. */                                                   \
-        T best = x[0];                                                                          \
-        if (op == PB_REDUCE_MAX) {                                                              \
-            _Pragma("omp parallel for reduction(max : best)")                                   \
-            for (uint64_t i = 0; i < n; i++) best = x[i] > best ? x[i] : best;                  \
-        } else {                                                                                \
-            _Pragma("omp parallel for reduction(min : best)")                                   \
-            for (uint64_t i = 0; i < n; i++) best = x[i] < best ? x[i] : best;                  \
-        }                                                                                       \
-        uint64_t first = n;                                                                     \
-        if (op == PB_REDUCE_ARGMIN) {                                                           \
-            _Pragma("omp parallel for reduction(min : first)")                                  \
-            for (uint64_t i = 0; i < n; i++)                                                    \
-                if (x[i] == best && i < first) first = i;                                       \
-        }                                                                                       \
-        ref->as_float = IS_FLOAT ? (double)best : 0;                                            \
-        ref->as_int = IS_FLOAT ? 0 : (int64_t)best;                                             \
-        ref->index = op == PB_REDUCE_ARGMIN ? (int64_t)first : 0;                               \
+#define REFERENCE_FOR(T, IS_FLOAT, WIDE)                                                           \
+    static void reference_##T(const T *x, uint64_t n, enum pb_reduce_op op,                        \
+                              struct pb_reduce_result *ref) {                                      \
+        if (op == PB_REDUCE_SUM) {                                                                 \
+            WIDE fsum = 0, fabs_sum = 0;                                                           \
+            uint64_t isum = 0;                                                                     \
+            _Pragma("omp parallel for reduction(+ : fsum, fabs_sum, isum)") for (uint64_t i = 0;   \
+                                                                                 i < n; i++) {     \
+                if (IS_FLOAT) {                                                                    \
+                    fsum += (WIDE)x[i];                                                            \
+                    fabs_sum += (WIDE)x[i] < 0 ? -(WIDE)x[i] : (WIDE)x[i];                         \
+                } else {                                                                           \
+                    isum += (uint64_t)x[i];                                                        \
+                }                                                                                  \
+            }                                                                                      \
+            ref->as_float = (double)fsum;                                                          \
+            ref->abs_sum = (double)fabs_sum;                                                       \
+            ref->as_int = (int64_t)isum;                                                           \
+            return;                                                                                \
+        }                                                                                          \
+        /* min and max by reduction clauses; argmin as the first index holding the min, */         \
+        /* which is the definition itself. */                                                      \
+        T best = x[0];                                                                             \
+        if (op == PB_REDUCE_MAX) {                                                                 \
+            _Pragma("omp parallel for reduction(max : best)") for (uint64_t i = 0; i < n; i++)     \
+                best = x[i] > best ? x[i] : best;                                                  \
+        } else {                                                                                   \
+            _Pragma("omp parallel for reduction(min : best)") for (uint64_t i = 0; i < n; i++)     \
+                best = x[i] < best ? x[i] : best;                                                  \
+        }                                                                                          \
+        uint64_t first = n;                                                                        \
+        if (op == PB_REDUCE_ARGMIN) {                                                              \
+            _Pragma("omp parallel for reduction(min : first)") for (uint64_t i = 0; i < n;         \
+                                                                    i++) if (x[i] == best &&       \
+                                                                             i < first) first = i; \
+        }                                                                                          \
+        ref->as_float = IS_FLOAT ? (double)best : 0;                                               \
+        ref->as_int = IS_FLOAT ? 0 : (int64_t)best;                                                \
+        ref->index = op == PB_REDUCE_ARGMIN ? (int64_t)first : 0;                                  \
     }
 
 REFERENCE_FOR(uint32_t, 0, double)
@@ -170,13 +206,26 @@ static int reduce_reference(const struct pb_case *c, const struct pb_input *in, 
     memset(ref, 0, sizeof *ref);
     enum pb_reduce_op op = pb_reduce_case_op(c);
     switch (in->dtype) {
-    case PB_U32: reference_uint32_t(in->host, in->n, op, ref); break;
-    case PB_I32: reference_int32_t(in->host, in->n, op, ref); break;
-    case PB_U64: reference_uint64_t(in->host, in->n, op, ref); break;
-    case PB_I64: reference_int64_t(in->host, in->n, op, ref); break;
-    case PB_F32: reference_float(in->host, in->n, op, ref); break;
-    case PB_F64: reference_double(in->host, in->n, op, ref); break;
-    default: return -1;
+    case PB_U32:
+        reference_uint32_t(in->host, in->n, op, ref);
+        break;
+    case PB_I32:
+        reference_int32_t(in->host, in->n, op, ref);
+        break;
+    case PB_U64:
+        reference_uint64_t(in->host, in->n, op, ref);
+        break;
+    case PB_I64:
+        reference_int64_t(in->host, in->n, op, ref);
+        break;
+    case PB_F32:
+        reference_float(in->host, in->n, op, ref);
+        break;
+    case PB_F64:
+        reference_double(in->host, in->n, op, ref);
+        break;
+    default:
+        return -1;
     }
     return 0;
 }
@@ -210,8 +259,8 @@ static int reduce_verify(const struct pb_case *c, const struct pb_input *in, con
             snprintf(why, why_len, "%s %.17g, expected %.17g", reduce_ops[op], out->as_float,
                      ref->as_float);
         else
-            snprintf(why, why_len, "%s %lld, expected %lld", reduce_ops[op],
-                     (long long)out->as_int, (long long)ref->as_int);
+            snprintf(why, why_len, "%s %lld, expected %lld", reduce_ops[op], (long long)out->as_int,
+                     (long long)ref->as_int);
         return 1;
     }
     if (op == PB_REDUCE_ARGMIN && out->index != ref->index) {

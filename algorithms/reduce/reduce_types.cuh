@@ -18,16 +18,22 @@ using sum_t = cuda::std::conditional_t<
 
 /* Calls f(T{}) with the C++ type of a dtype; returns cudaErrorInvalidValue for a
  * dtype the reduction does not take. */
-template <class F>
-int with_key_type(enum pb_dtype t, F &&f) {
+template <class F> int with_key_type(enum pb_dtype t, F &&f) {
     switch (t) {
-    case PB_U32: return f(uint32_t{});
-    case PB_I32: return f(int32_t{});
-    case PB_U64: return f(uint64_t{});
-    case PB_I64: return f(int64_t{});
-    case PB_F32: return f(float{});
-    case PB_F64: return f(double{});
-    default: return (int)cudaErrorInvalidValue;
+    case PB_U32:
+        return f(uint32_t{});
+    case PB_I32:
+        return f(int32_t{});
+    case PB_U64:
+        return f(uint64_t{});
+    case PB_I64:
+        return f(int64_t{});
+    case PB_F32:
+        return f(float{});
+    case PB_F64:
+        return f(double{});
+    default:
+        return (int)cudaErrorInvalidValue;
     }
 }
 

@@ -14,57 +14,59 @@ struct cpu_state {
     struct pb_reduce_result result;
 };
 
-#define CPU_REDUCE_FOR(T, ACC, IS_FLOAT)                                                          \
-    static void cpu_reduce_##T(const T *x, uint64_t n, enum pb_reduce_op op,                      \
-                               struct pb_reduce_result *res) {                                    \
-        uint64_t chunks = (n + CHUNK - 1) / CHUNK;                                                \
-        if (op == PB_REDUCE_SUM) {                                                                \
-            double fsum = 0;                                                                      \
-            uint64_t isum = 0;                                                                    \
-            _Pragma("omp parallel for schedule(static) reduction(+ : fsum, isum)")                \
-            for (uint64_t c = 0; c < chunks; c++) {                                               \
-                uint64_t end = (c + 1) * CHUNK < n ? (c + 1) * CHUNK : n;                         \
-                ACC part = 0;                                                                     \
-                _Pragma("omp simd reduction(+ : part)")                                           \
-                for (uint64_t i = c * CHUNK; i < end; i++) part += (ACC)x[i];                     \
-                if (IS_FLOAT) fsum += (double)part;                                               \
-                else isum += (uint64_t)part;                                                      \
-            }                                                                                     \
-            res->as_float = fsum;                                                                 \
-            res->as_int = (int64_t)isum;                                                          \
-            return;                                                                               \
-        }                                                                                         \
-        /* min, max, argmin: per-thread best, merged in thread order so ties keep the */          \
-        /* first index. */                                                                        \
-        T best = x[0];                                                                            \
-        uint64_t best_index = 0;                                                                  \
-        _Pragma("omp parallel")                                                                   \
-        {                                                                                         \
-            T my_best = x[0];                                                                     \
-            uint64_t my_index = 0;                                                                \
-            _Pragma("omp for schedule(static) nowait")                                            \
-            for (uint64_t c = 0; c < chunks; c++) {                                               \
-                uint64_t end = (c + 1) * CHUNK < n ? (c + 1) * CHUNK : n;                         \
-                for (uint64_t i = c * CHUNK; i < end; i++) {                                      \
+#define CPU_REDUCE_FOR(T, ACC, IS_FLOAT)                                                           \
+    static void cpu_reduce_##T(const T *x, uint64_t n, enum pb_reduce_op op,                       \
+                               struct pb_reduce_result *res) {                                     \
+        uint64_t chunks = (n + CHUNK - 1) / CHUNK;                                                 \
+        if (op == PB_REDUCE_SUM) {                                                                 \
+            double fsum = 0;                                                                       \
+            uint64_t isum = 0;                                                                     \
+            _Pragma(                                                                               \
+                "omp parallel for schedule(static) reduction(+ : fsum, isum)") for (uint64_t c =   \
+                                                                                        0;         \
+                                                                                    c < chunks;    \
+                                                                                    c++) {         \
+                uint64_t end = (c + 1) * CHUNK < n ? (c + 1) * CHUNK : n;                          \
+                ACC part = 0;                                                                      \
+                _Pragma("omp simd reduction(+ : part)") for (uint64_t i = c * CHUNK; i < end; i++) \
+                    part += (ACC)x[i];                                                             \
+                if (IS_FLOAT)                                                                      \
+                    fsum += (double)part;                                                          \
+                else                                                                               \
+                    isum += (uint64_t)part;                                                        \
+            }                                                                                      \
+            res->as_float = fsum;                                                                  \
+            res->as_int = (int64_t)isum;                                                           \
+            return;                                                                                \
+        }                                                                                          \
+        /* min, max, argmin: per-thread best, merged in thread order so ties keep the */           \
+        /* first index. */                                                                         \
+        T best = x[0];                                                                             \
+        uint64_t best_index = 0;                                                                   \
+        _Pragma("omp parallel") {                                                                  \
+            T my_best = x[0];                                                                      \
+            uint64_t my_index = 0;                                                                 \
+            _Pragma("omp for schedule(static) nowait") for (uint64_t c = 0; c < chunks; c++) {     \
+                uint64_t end = (c + 1) * CHUNK < n ? (c + 1) * CHUNK : n;                          \
+                for (uint64_t i = c * CHUNK; i < end; i++) {                                       \
                     bool better = op == PB_REDUCE_MAX ? x[i] > my_best : x[i] < my_best;           \
-                    if (better) {                                                                 \
-                        my_best = x[i];                                                           \
-                        my_index = i;                                                             \
-                    }                                                                             \
-                }                                                                                 \
-            }                                                                                     \
-            _Pragma("omp critical")                                                               \
-            {                                                                                     \
+                    if (better) {                                                                  \
+                        my_best = x[i];                                                            \
+                        my_index = i;                                                              \
+                    }                                                                              \
+                }                                                                                  \
+            }                                                                                      \
+            _Pragma("omp critical") {                                                              \
                 bool better = op == PB_REDUCE_MAX ? my_best > best : my_best < best;               \
-                if (better || (my_best == best && my_index < best_index)) {                       \
-                    best = my_best;                                                               \
-                    best_index = my_index;                                                        \
-                }                                                                                 \
-            }                                                                                     \
-        }                                                                                         \
-        res->as_float = IS_FLOAT ? (double)best : 0;                                              \
-        res->as_int = IS_FLOAT ? 0 : (int64_t)best;                                               \
-        res->index = op == PB_REDUCE_ARGMIN ? (int64_t)best_index : 0;                            \
+                if (better || (my_best == best && my_index < best_index)) {                        \
+                    best = my_best;                                                                \
+                    best_index = my_index;                                                         \
+                }                                                                                  \
+            }                                                                                      \
+        }                                                                                          \
+        res->as_float = IS_FLOAT ? (double)best : 0;                                               \
+        res->as_int = IS_FLOAT ? 0 : (int64_t)best;                                                \
+        res->index = op == PB_REDUCE_ARGMIN ? (int64_t)best_index : 0;                             \
     }
 
 CPU_REDUCE_FOR(uint32_t, uint64_t, 0)
@@ -94,13 +96,26 @@ static int cpu_run(struct pb_run *r) {
     uint64_t n = r->in->n;
     memset(&s->result, 0, sizeof s->result);
     switch (r->in->dtype) {
-    case PB_U32: cpu_reduce_uint32_t(x, n, s->op, &s->result); break;
-    case PB_I32: cpu_reduce_int32_t(x, n, s->op, &s->result); break;
-    case PB_U64: cpu_reduce_uint64_t(x, n, s->op, &s->result); break;
-    case PB_I64: cpu_reduce_int64_t(x, n, s->op, &s->result); break;
-    case PB_F32: cpu_reduce_float(x, n, s->op, &s->result); break;
-    case PB_F64: cpu_reduce_double(x, n, s->op, &s->result); break;
-    default: return -1;
+    case PB_U32:
+        cpu_reduce_uint32_t(x, n, s->op, &s->result);
+        break;
+    case PB_I32:
+        cpu_reduce_int32_t(x, n, s->op, &s->result);
+        break;
+    case PB_U64:
+        cpu_reduce_uint64_t(x, n, s->op, &s->result);
+        break;
+    case PB_I64:
+        cpu_reduce_int64_t(x, n, s->op, &s->result);
+        break;
+    case PB_F32:
+        cpu_reduce_float(x, n, s->op, &s->result);
+        break;
+    case PB_F64:
+        cpu_reduce_double(x, n, s->op, &s->result);
+        break;
+    default:
+        return -1;
     }
     return 0;
 }

@@ -9,15 +9,18 @@ namespace {
 
 /* One call shape for both phases: with d_temp == NULL CUB only sizes its scratch. */
 template <class T>
-cudaError_t cub_reduce(enum pb_reduce_op op, const T *in, int64_t n, void *d_temp, size_t &temp_bytes,
-                       void *result, cudaStream_t stream) {
+cudaError_t cub_reduce(enum pb_reduce_op op, const T *in, int64_t n, void *d_temp,
+                       size_t &temp_bytes, void *result, cudaStream_t stream) {
     using Sum = pb_reduce::sum_t<T>;
     T *value = static_cast<T *>(result);
     switch (op) {
     case PB_REDUCE_SUM:
-        return cub::DeviceReduce::Sum(d_temp, temp_bytes, in, static_cast<Sum *>(result), n, stream);
-    case PB_REDUCE_MIN: return cub::DeviceReduce::Min(d_temp, temp_bytes, in, value, n, stream);
-    case PB_REDUCE_MAX: return cub::DeviceReduce::Max(d_temp, temp_bytes, in, value, n, stream);
+        return cub::DeviceReduce::Sum(d_temp, temp_bytes, in, static_cast<Sum *>(result), n,
+                                      stream);
+    case PB_REDUCE_MIN:
+        return cub::DeviceReduce::Min(d_temp, temp_bytes, in, value, n, stream);
+    case PB_REDUCE_MAX:
+        return cub::DeviceReduce::Max(d_temp, temp_bytes, in, value, n, stream);
     case PB_REDUCE_ARGMIN: {
         int64_t *index = reinterpret_cast<int64_t *>(static_cast<char *>(result) + 8);
         return cub::DeviceReduce::ArgMin(d_temp, temp_bytes, in, value, index, n, stream);

@@ -11,7 +11,8 @@ static inline void skip_without_gpu(void) {
     int count = 0;
     cudaError_t err = cudaGetDeviceCount(&count);
     if (err != cudaSuccess || count == 0) {
-        printf("skipped: no CUDA device (%s)\n", err != cudaSuccess ? cudaGetErrorString(err) : "0 devices");
+        printf("skipped: no CUDA device (%s)\n",
+               err != cudaSuccess ? cudaGetErrorString(err) : "0 devices");
         exit(77);
     }
 }

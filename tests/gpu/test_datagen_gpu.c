@@ -57,8 +57,12 @@ static void test_every_type_distribution_and_size(void **state) {
     for (int t = 0; t < PB_DTYPE_COUNT; t++) {
         for (int d = 0; d < PB_DIST_COUNT; d++) {
             for (size_t k = 0; k < sizeof SIZES / sizeof SIZES[0]; k++) {
-                struct pb_gen_spec s = {.dtype = t, .dist = d, .n = SIZES[k], .seed = 2024,
-                                        .stream = (uint64_t)k, .unique = 1000};
+                struct pb_gen_spec s = {.dtype = t,
+                                        .dist = d,
+                                        .n = SIZES[k],
+                                        .seed = 2024,
+                                        .stream = (uint64_t)k,
+                                        .unique = 1000};
                 expect_device_matches_host(&s, 0, stream);
             }
         }
@@ -70,8 +74,8 @@ static void test_unaligned_output(void **state) {
     (void)state;
     for (int t = 0; t < PB_DTYPE_COUNT; t++) {
         for (int d = 0; d < PB_DIST_COUNT; d++) {
-            struct pb_gen_spec s = {.dtype = t, .dist = d, .n = 100003, .seed = 7, .stream = 1,
-                                    .unique = 5};
+            struct pb_gen_spec s = {
+                .dtype = t, .dist = d, .n = 100003, .seed = 7, .stream = 1, .unique = 5};
             expect_device_matches_host(&s, pb_dtype_size(t), 0);
         }
     }
@@ -85,8 +89,11 @@ static void test_spec_fields_reach_device(void **state) {
     for (size_t a = 0; a < sizeof seeds / sizeof seeds[0]; a++) {
         for (size_t b = 0; b < sizeof uniques / sizeof uniques[0]; b++) {
             for (int t = 0; t < PB_DTYPE_COUNT; t++) {
-                struct pb_gen_spec s = {.dtype = t, .dist = PB_DIST_FEW_UNIQUE, .n = 4099,
-                                        .seed = seeds[a], .stream = seeds[a] ^ 5,
+                struct pb_gen_spec s = {.dtype = t,
+                                        .dist = PB_DIST_FEW_UNIQUE,
+                                        .n = 4099,
+                                        .seed = seeds[a],
+                                        .stream = seeds[a] ^ 5,
                                         .unique = uniques[b]};
                 expect_device_matches_host(&s, 0, 0);
             }
@@ -104,7 +111,7 @@ static void test_empty_launches_nothing(void **state) {
 }
 
 int main(void) {
-    skip_without_gpu();  /* exits 77 before any test runs */
+    skip_without_gpu(); /* exits 77 before any test runs */
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_every_type_distribution_and_size),
         cmocka_unit_test(test_unaligned_output),

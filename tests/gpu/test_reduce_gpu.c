@@ -44,7 +44,8 @@ static void odd_sizes_every_type_and_op(void **state) {
     for (size_t s = 0; s < COUNT(sizes); s++)
         for (size_t t = 0; t < COUNT(dtypes); t++)
             for (size_t o = 0; o < COUNT(ops); o++)
-                for (size_t d = 0; d < COUNT(dists); d++) check_all_gpu_backends(sizes[s], dtypes[t], dists[d], ops[o]);
+                for (size_t d = 0; d < COUNT(dists); d++)
+                    check_all_gpu_backends(sizes[s], dtypes[t], dists[d], ops[o]);
 }
 
 /* Past 2^30 elements: indices and sizes beyond 32-bit element counts of bytes. */
@@ -75,7 +76,8 @@ static void negative_values_and_argmin_ties(void **state) {
     for (size_t k = 0; k < COUNT(inputs); k++) {
         struct pb_input in = {.n = (uint64_t)n, .dtype = PB_I32, .host = inputs[k]};
         assert_int_equal(cudaMalloc(&in.device, sizeof keys), cudaSuccess);
-        assert_int_equal(cudaMemcpy(in.device, inputs[k], sizeof keys, cudaMemcpyHostToDevice), cudaSuccess);
+        assert_int_equal(cudaMemcpy(in.device, inputs[k], sizeof keys, cudaMemcpyHostToDevice),
+                         cudaSuccess);
         for (size_t o = 0; o < COUNT(ops); o++) {
             case_set_choice(&c, "op", ops[o]);
             for (int b = 0; b < pb_registry_backend_count(); b++) {
