@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "config_internal.h"
+#include "sweep.h"
 #include "registry.h"
 
 /* What the later checks need to know about the earlier ones. */
@@ -261,40 +262,15 @@ static void check_group_repeats(const struct pb_config *cfg, const int *members,
     free(first_of);
 }
 
-/* The groups of the sweep in the primitive's axis order: each crossed axis alone, each
- * zip group at its first axis. Returns the number of groups. */
-static int sweep_groups(const struct pb_config *cfg, int members[][PB_MAX_AXES], int *nmembers,
-                        int *zip_of_group) {
-    int ngroups = 0;
-    int group_of_zip[PB_MAX_AXES];
-    for (int g = 0; g < PB_MAX_AXES; g++) {
-        group_of_zip[g] = -1;
-    }
-    for (int a = 0; a < cfg->primitive->naxes; a++) {
-        int z = cfg->zip_group[a];
-        int g = z >= 0 ? group_of_zip[z] : -1;
-        if (g < 0) {
-            g = ngroups++;
-            nmembers[g] = 0;
-            zip_of_group[g] = z;
-            if (z >= 0) {
-                group_of_zip[z] = g;
-            }
-        }
-        members[g][nmembers[g]++] = a;
-    }
-    return ngroups;
-}
-
 static void check_sweep(const struct pb_config *cfg, const struct axes_state *st,
                         struct pb_diag *d) {
-    int members[PB_MAX_AXES][PB_MAX_AXES], nmembers[PB_MAX_AXES], zip_of_group[PB_MAX_AXES];
-    int ngroups = sweep_groups(cfg, members, nmembers, zip_of_group);
+    struct pb_sweep_dimension dims[PB_MAX_AXES];
+    int ndims = pb_sweep_dimensions(cfg, dims);
     double cases = 1;
-    for (int g = 0; g < ngroups; g++) {
-        int zip_index = zip_of_group[g] >= 0 ? st->zip_json_index[zip_of_group[g]] : -1;
-        check_group_repeats(cfg, members[g], nmembers[g], zip_index, d);
-        cases *= cfg->axis[members[g][0]].count;
+    for (int k = 0; k < ndims; k++) {
+        int zip_index = dims[k].zip >= 0 ? st->zip_json_index[dims[k].zip] : -1;
+        check_group_repeats(cfg, dims[k].axes, dims[k].naxes, zip_index, d);
+        cases *= dims[k].length;
     }
     if (cases > PB_SWEEP_MAX_CASES) {
         pb_diag_add(d, "sweep", "expands to %.0f cases (a sweep may have at most %d)", cases,

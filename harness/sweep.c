@@ -6,13 +6,7 @@
 
 #include "sweep.h"
 
-struct dimension {
-    int axes[PB_MAX_AXES]; /* the axes that advance together, in the primitive's order */
-    int naxes;
-    int length; /* values each of them takes (equal within a zip group) */
-};
-
-static int sweep_dimensions(const struct pb_config *cfg, struct dimension *dims) {
+int pb_sweep_dimensions(const struct pb_config *cfg, struct pb_sweep_dimension *dims) {
     int ndims = 0;
     int dim_of_zip[PB_MAX_AXES];
     for (int g = 0; g < PB_MAX_AXES; g++) {
@@ -25,6 +19,7 @@ static int sweep_dimensions(const struct pb_config *cfg, struct dimension *dims)
             k = ndims++;
             dims[k].naxes = 0;
             dims[k].length = cfg->axis[a].count;
+            dims[k].zip = z;
             if (z >= 0) {
                 dim_of_zip[z] = k;
             }
@@ -38,8 +33,8 @@ size_t pb_sweep_count(const struct pb_config *cfg) {
     if (!cfg->primitive) {
         return 0;
     }
-    struct dimension dims[PB_MAX_AXES];
-    int ndims = sweep_dimensions(cfg, dims);
+    struct pb_sweep_dimension dims[PB_MAX_AXES];
+    int ndims = pb_sweep_dimensions(cfg, dims);
     size_t count = 1;
     for (int k = 0; k < ndims; k++) {
         count *= (size_t)dims[k].length;
@@ -58,8 +53,8 @@ int pb_sweep_expand(const struct pb_config *cfg, struct pb_sweep *out) {
     if (!cases) {
         return -1;
     }
-    struct dimension dims[PB_MAX_AXES];
-    int ndims = sweep_dimensions(cfg, dims);
+    struct pb_sweep_dimension dims[PB_MAX_AXES];
+    int ndims = pb_sweep_dimensions(cfg, dims);
     int position[PB_MAX_AXES] = {0};
     for (size_t i = 0; i < count; i++) {
         struct pb_case *c = &cases[i];

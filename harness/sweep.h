@@ -14,6 +14,17 @@ struct pb_sweep {
     struct pb_case *cases;
 };
 
+/* One dimension of the cross product: a crossed axis alone, or a zip group. */
+struct pb_sweep_dimension {
+    int axes[PB_MAX_AXES]; /* the axes that advance together, in the primitive's order */
+    int naxes;
+    int length; /* values each of them takes (equal within a zip group) */
+    int zip;    /* the zip group, or -1 for a crossed axis */
+};
+
+/* The dimensions, ordered by their first axis in the primitive's order. Returns how many. */
+int pb_sweep_dimensions(const struct pb_config *cfg, struct pb_sweep_dimension *dims);
+
 /* Number of cases the config expands to (without allocating). */
 size_t pb_sweep_count(const struct pb_config *cfg);
 int pb_sweep_expand(const struct pb_config *cfg, struct pb_sweep *out);
