@@ -1,5 +1,7 @@
 /* bench run CONFIG */
-#define _POSIX_C_SOURCE 200809L
+#define _GNU_SOURCE /* program_invocation_name: the binary as typed, for the resume hint */
+#include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -10,30 +12,85 @@
 #include "runner.h"
 
 static const char usage[] =
-    "usage: bench run [--force] [--output PATH] [--device N] [--no-progress] CONFIG\n"
+    "usage: bench run [--force | --resume] [--output PATH] [--format csv|json] [--device N]\n"
+    "                 [--time-limit S] [--profile] [--no-progress] CONFIG\n"
     "\n"
     "Runs every selected backend on every case of CONFIG's sweep, verifies each output\n"
     "against the primitive's reference, and writes the config's output CSV (default\n"
     "results/NAME.csv) row by row, with NAME.csv.meta.json beside it. GPU backends are\n"
-    "skipped, with the reason, where there is no GPU.\n"
+    "skipped, with the reason, where there is no GPU or too little free device memory.\n"
     "\n"
-    "  --force        overwrite an existing output file\n"
-    "  --output PATH  write the CSV to PATH instead of the config's output\n"
-    "  --device N     the GPU to use (default 0)\n"
-    "  --no-progress  no progress line on stderr (it is shown only on a terminal anyway)\n";
+    "  --force          overwrite an existing output file\n"
+    "  --resume         continue an existing output written by the same config: rows it\n"
+    "                   holds are skipped, new rows appended (exit 2 if the config differs)\n"
+    "  --output PATH    write to PATH instead of the config's output\n"
+    "  --format FMT     csv (default) or json: JSON Lines, one object per row, the same\n"
+    "                   fields; the config's output gets .jsonl for .csv\n"
+    "  --device N       the GPU to use (default 0)\n"
+    "  --time-limit S   seconds per backend row (default 600); a GPU row past it is marked\n"
+    "                   timeout and the sweep stops (its kernel may be hung); a CPU row\n"
+    "                   stops repeating, and is timeout when no repetition finished in time\n"
+    "  --profile        for Nsight: one warm-up, then one repetition between\n"
+    "                   cudaProfilerStart/Stop, no L2 flush, no batching; rows get reps=1\n"
+    "  --no-progress    no progress line on stderr (it is shown only on a terminal anyway)\n"
+    "\n"
+    "SIGINT (Ctrl-C) or SIGTERM stops the sweep between repetitions: complete rows are kept,\n"
+    "the command to resume is printed, and the exit code is 130 or 143. A second Ctrl-C\n"
+    "ends the process at once.\n";
+
+/* The config's "x.csv" becomes "x.jsonl" for --format json. Returns 0 or -1 (memory). */
+static int jsonl_output(struct pb_config *cfg) {
+    size_t len = strlen(cfg->output);
+    if (len < 4 || strcmp(cfg->output + len - 4, ".csv") != 0) return 0;
+    char *path = malloc(len + 3);
+    if (!path) return -1;
+    memcpy(path, cfg->output, len - 4);
+    strcpy(path + len - 4, ".jsonl");
+    free(cfg->output);
+    cfg->output = path;
+    return 0;
+}
 
 int pb_cmd_run(int argc, char **argv) {
     if (pb_wants_help(argc, argv, usage)) return 0;
-    struct pb_run_options opt = {.progress = isatty(STDERR_FILENO), .argc = argc, .argv = argv};
+    struct pb_run_options opt = {.progress = isatty(STDERR_FILENO),
+                                 .time_limit_s = PB_DEFAULT_TIME_LIMIT_S,
+                                 .program = program_invocation_name,
+                                 .argc = argc,
+                                 .argv = argv};
     const char *path = NULL, *output = NULL;
     for (int i = 1; i < argc; i++) {
         if (strcmp(argv[i], "--force") == 0) {
             opt.force = true;
+        } else if (strcmp(argv[i], "--resume") == 0) {
+            opt.resume = true;
+        } else if (strcmp(argv[i], "--profile") == 0) {
+            opt.profile = true;
         } else if (strcmp(argv[i], "--no-progress") == 0) {
             opt.progress = false;
         } else if (strcmp(argv[i], "--output") == 0) {
             if (i + 1 >= argc) return pb_usage_error(usage, "%s needs a value", "--output");
             output = argv[++i];
+        } else if (strcmp(argv[i], "--format") == 0) {
+            if (i + 1 >= argc) return pb_usage_error(usage, "%s needs a value", "--format");
+            const char *f = argv[++i];
+            if (strcmp(f, "csv") == 0)
+                opt.format = PB_FORMAT_CSV;
+            else if (strcmp(f, "json") == 0)
+                opt.format = PB_FORMAT_JSON;
+            else
+                return pb_usage_error(usage, "--format: '%s' is not csv or json", f);
+        } else if (strcmp(argv[i], "--time-limit") == 0) {
+            char *end = NULL;
+            if (i + 1 >= argc) return pb_usage_error(usage, "%s needs a value", "--time-limit");
+            errno = 0;
+            double s = strtod(argv[++i], &end);
+            if (end == argv[i] || *end || errno || !isfinite(s) || s <= 0)
+                return pb_usage_error(usage,
+                                      "--time-limit: '%s' is not a positive number of "
+                                      "seconds",
+                                      argv[i]);
+            opt.time_limit_s = s;
         } else if (strcmp(argv[i], "--device") == 0) {
             char *end = NULL;
             if (i + 1 >= argc) return pb_usage_error(usage, "%s needs a value", "--device");
@@ -50,9 +107,14 @@ int pb_cmd_run(int argc, char **argv) {
         }
     }
     if (!path) return pb_usage_error(usage, "%s", "no config given");
+    if (opt.force && opt.resume)
+        return pb_usage_error(usage, "%s",
+                              "--force (start over) and --resume (continue) exclude "
+                              "each other");
     struct pb_config cfg;
     char *errors = NULL;
-    if (pb_config_load(path, &cfg, &errors) != 0) {
+    struct pb_config_options load = {.allow_huge_sweep = opt.force};
+    if (pb_config_load_with(path, &load, &cfg, &errors) != 0) {
         fputs(errors ? errors : "bench: out of memory while reading the config\n", stderr);
         free(errors);
         return 2;
@@ -62,8 +124,17 @@ int pb_cmd_run(int argc, char **argv) {
         if (!copy) return 2;
         free(cfg.output);
         cfg.output = copy;
+    } else if (opt.format == PB_FORMAT_JSON && jsonl_output(&cfg) != 0) {
+        pb_config_free(&cfg);
+        return 2;
     }
     int status = pb_experiment_run(&cfg, &opt);
     pb_config_free(&cfg);
+    if (opt.gpu_hung) {
+        /* A kernel is still running on the device: exit() would run the CUDA runtime's
+         * teardown, which waits for it. The rows and metadata are already on disk. */
+        fflush(NULL);
+        _exit(status);
+    }
     return status;
 }

@@ -392,8 +392,10 @@ static uint64_t fnv1a64(const char *text, size_t len) {
     return hash;
 }
 
-int pb_config_parse(const char *path, const char *text, size_t len, struct pb_config *cfg,
-                    char **errors) {
+int pb_config_parse_with(const char *path, const char *text, size_t len,
+                         const struct pb_config_options *opt, struct pb_config *cfg,
+                         char **errors) {
+    bool allow_huge = opt && opt->allow_huge_sweep;
     struct pb_diag d = {.file = path};
     memset(cfg, 0, sizeof *cfg);
     set_defaults(cfg);
@@ -416,7 +418,7 @@ int pb_config_parse(const char *path, const char *text, size_t len, struct pb_co
             parse_texts(root, cfg, &d);
             parse_primitive(root, cfg, &d);
             parse_backends(root, cfg, &d);
-            pb_config_parse_axes(root, cfg, &d);
+            pb_config_parse_axes(root, cfg, allow_huge, &d);
             parse_run_settings(root, cfg, &d);
             cJSON_Delete(root);
         }
@@ -435,6 +437,11 @@ int pb_config_parse(const char *path, const char *text, size_t len, struct pb_co
     return 2;
 }
 
+int pb_config_parse(const char *path, const char *text, size_t len, struct pb_config *cfg,
+                    char **errors) {
+    return pb_config_parse_with(path, text, len, NULL, cfg, errors);
+}
+
 /* The failure of one file-level step, as the single line of *errors. */
 static int load_failure(const char *path, struct pb_config *cfg, char **errors, const char *what,
                         const char *detail) {
@@ -450,8 +457,11 @@ static int load_failure(const char *path, struct pb_config *cfg, char **errors, 
     return 2;
 }
 
-int pb_config_load(const char *path, struct pb_config *cfg, char **errors) {
-    int fd = open(path, O_RDONLY);
+int pb_config_load_with(const char *path, const struct pb_config_options *opt,
+                        struct pb_config *cfg, char **errors) {
+    /* O_NONBLOCK: opening a FIFO for reading would otherwise wait for a writer forever;
+     * it is refused below as not a regular file, and regular files ignore the flag. */
+    int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
     if (fd < 0) {
         return load_failure(path, cfg, errors, "cannot open: ", strerror(errno));
     }
@@ -489,9 +499,13 @@ int pb_config_load(const char *path, struct pb_config *cfg, char **errors) {
         free(text);
         return load_failure(path, cfg, errors, "cannot read: ", strerror(err));
     }
-    int rc = pb_config_parse(path, text, len, cfg, errors);
+    int rc = pb_config_parse_with(path, text, len, opt, cfg, errors);
     free(text);
     return rc;
+}
+
+int pb_config_load(const char *path, struct pb_config *cfg, char **errors) {
+    return pb_config_load_with(path, NULL, cfg, errors);
 }
 
 void pb_config_free(struct pb_config *cfg) {

@@ -34,6 +34,16 @@ struct pb_config {
     uint64_t hash;       /* FNV-1a 64 of text */
 };
 
+/* A sweep expanding to more cases than this is refused unless the options allow it
+ * (bench run --force): it is almost always a typo, such as a linear range with step 1. */
+#define PB_CONFIG_SWEEP_LIMIT 1000000
+/* Past this no option helps: the case list alone would not fit in memory. */
+#define PB_CONFIG_SWEEP_HARD_LIMIT 100000000
+
+struct pb_config_options {
+    bool allow_huge_sweep; /* accept a sweep of up to PB_CONFIG_SWEEP_HARD_LIMIT cases */
+};
+
 /* Loads and validates path. Returns 0, or 2 with every problem found, one per line
  * ("configs/x.json: sweep.n[2]: -5 is not a positive integer"), in *errors (malloc'd,
  * the caller frees). cfg is left empty on failure. */
@@ -41,6 +51,11 @@ int pb_config_load(const char *path, struct pb_config *cfg, char **errors);
 /* The same from text already in memory; path names it in messages. */
 int pb_config_parse(const char *path, const char *text, size_t len, struct pb_config *cfg,
                     char **errors);
+/* The same with options; opt may be NULL (the defaults: every limit enforced). */
+int pb_config_load_with(const char *path, const struct pb_config_options *opt,
+                        struct pb_config *cfg, char **errors);
+int pb_config_parse_with(const char *path, const char *text, size_t len,
+                         const struct pb_config_options *opt, struct pb_config *cfg, char **errors);
 void pb_config_free(struct pb_config *cfg);
 
 #endif

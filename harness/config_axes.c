@@ -262,7 +262,7 @@ static void check_group_repeats(const struct pb_config *cfg, const int *members,
     free(first_of);
 }
 
-static void check_sweep(const struct pb_config *cfg, const struct axes_state *st,
+static void check_sweep(const struct pb_config *cfg, const struct axes_state *st, bool allow_huge,
                         struct pb_diag *d) {
     struct pb_sweep_dimension dims[PB_MAX_AXES];
     int ndims = pb_sweep_dimensions(cfg, dims);
@@ -272,13 +272,20 @@ static void check_sweep(const struct pb_config *cfg, const struct axes_state *st
         check_group_repeats(cfg, dims[k].axes, dims[k].naxes, zip_index, d);
         cases *= dims[k].length;
     }
-    if (cases > PB_SWEEP_MAX_CASES) {
-        pb_diag_add(d, "sweep", "expands to %.0f cases (a sweep may have at most %d)", cases,
-                    PB_SWEEP_MAX_CASES);
+    /* cases is a double: the product of several axes of 10^5 values overflows 64 bits. */
+    if (cases > PB_CONFIG_SWEEP_HARD_LIMIT) {
+        pb_diag_add(d, "sweep",
+                    "expands to %.0f cases (over the hard limit of %d, even with --force)", cases,
+                    PB_CONFIG_SWEEP_HARD_LIMIT);
+    } else if (cases > PB_CONFIG_SWEEP_LIMIT && !allow_huge) {
+        pb_diag_add(d, "sweep",
+                    "expands to %.0f cases (over the limit of %d; use --force to run it anyway)",
+                    cases, PB_CONFIG_SWEEP_LIMIT);
     }
 }
 
-void pb_config_parse_axes(const cJSON *root, struct pb_config *cfg, struct pb_diag *d) {
+void pb_config_parse_axes(const cJSON *root, struct pb_config *cfg, bool allow_huge,
+                          struct pb_diag *d) {
     struct axes_state st;
     memset(&st, 0, sizeof st);
     for (int a = 0; a < PB_MAX_AXES; a++) {
@@ -295,5 +302,5 @@ void pb_config_parse_axes(const cJSON *root, struct pb_config *cfg, struct pb_di
             return;
         }
     }
-    check_sweep(cfg, &st, d);
+    check_sweep(cfg, &st, allow_huge, d);
 }

@@ -57,8 +57,22 @@ static void diag_appendf(struct pb_diag *d, const char *fmt, ...) {
     va_end(ap);
 }
 
+/* The file name as given, but with control characters escaped: a name holding a newline
+ * must not split a message into two lines. */
+static void diag_append_file(struct pb_diag *d) {
+    for (const char *p = d->file; *p; p++) {
+        unsigned char c = (unsigned char)*p;
+        if (c < 0x20 || c == 0x7f) {
+            diag_appendf(d, "\\x%02x", c);
+        } else {
+            diag_append(d, p, 1);
+        }
+    }
+    diag_append(d, ": ", 2);
+}
+
 static void diag_begin_line(struct pb_diag *d, const char *where) {
-    diag_appendf(d, "%s: ", d->file);
+    diag_append_file(d);
     if (where && where[0]) {
         diag_appendf(d, "%s: ", where);
     }

@@ -16,7 +16,6 @@
 #define PB_CONFIG_MAX_BYTES (1 << 20)
 /* Bounds that keep a typo ("step": 1 over 1..2^30) from allocating gigabytes. */
 #define PB_AXIS_MAX_VALUES 100000
-#define PB_SWEEP_MAX_CASES 1000000
 /* The largest integer a JSON number can carry without rounding on the way through a
  * double: above it, two different texts read as the same value. */
 #define PB_JSON_MAX_SAFE_INT 9007199254740991LL
@@ -81,8 +80,10 @@ bool pb_axis_values_parse(const struct pb_axis *axis, const cJSON *item, const c
 bool pb_axis_values_default(const struct pb_axis *axis, const char *path, struct pb_diag *d,
                             struct pb_axis_values *out);
 /* Reads "sweep" and "zip" into cfg->axis, zip_group and nzip; needs cfg->primitive
- * (when it is NULL only the shapes of both are checked). */
-void pb_config_parse_axes(const cJSON *root, struct pb_config *cfg, struct pb_diag *d);
+ * (when it is NULL only the shapes of both are checked). allow_huge lifts the soft limit
+ * on the number of cases. */
+void pb_config_parse_axes(const cJSON *root, struct pb_config *cfg, bool allow_huge,
+                          struct pb_diag *d);
 
 /* An axis value for a message: the integer, or the choice name. */
 void pb_axis_show_value(const struct pb_axis *axis, int64_t value, char *out, size_t cap);

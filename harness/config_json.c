@@ -57,6 +57,116 @@ static size_t utf8_sequence_length(const unsigned char *s, size_t avail) {
     return n;
 }
 
+/* The value of the four hex digits at s, or -1. */
+static long hex4(const unsigned char *s, size_t avail) {
+    if (avail < 4) {
+        return -1;
+    }
+    long v = 0;
+    for (int k = 0; k < 4; k++) {
+        int c = s[k], digit = c >= '0' && c <= '9'   ? c - '0'
+                              : c >= 'a' && c <= 'f' ? c - 'a' + 10
+                              : c >= 'A' && c <= 'F' ? c - 'A' + 10
+                                                     : -1;
+        if (digit < 0) {
+            return -1;
+        }
+        v = v * 16 + digit;
+    }
+    return v;
+}
+
+/* Checks the escape at s[0] == '\\' in a string; returns how many bytes it spans.
+ * cJSON would truncate at \u0000 and turn half a surrogate pair into garbage bytes. */
+static size_t check_escape(const char *text, size_t i, size_t len, struct pb_diag *d,
+                           int *problems) {
+    const unsigned char *s = (const unsigned char *)text + i;
+    size_t avail = len - i;
+    if (avail < 2) {
+        return 1;
+    }
+    if (s[1] != 'u') {
+        /* Skip the escaped character unless it starts a multi-byte sequence, which the
+         * next step checks (and cJSON then rejects as an escape). */
+        return s[1] < 0x80 ? 2 : 1;
+    }
+    long unit = hex4(s + 2, avail - 2);
+    if (unit < 0) {
+        return 2; /* not four hex digits: cJSON reports it as malformed */
+    }
+    char where[64];
+    if (unit == 0) {
+        position_of(text, i, where, sizeof where);
+        pb_diag_add(d, where, "\\u0000 is not allowed in a string");
+        ++*problems;
+        return 6;
+    }
+    if (unit >= 0xD800 && unit <= 0xDBFF && avail >= 12 && s[6] == '\\' && s[7] == 'u') {
+        long low = hex4(s + 8, avail - 8);
+        if (low >= 0xDC00 && low <= 0xDFFF) {
+            return 12;
+        }
+    }
+    if (unit >= 0xD800 && unit <= 0xDFFF) {
+        position_of(text, i, where, sizeof where);
+        pb_diag_add(d, where,
+                    "\\u%04lx is half of a UTF-16 surrogate pair (a high \\ud800-\\udbff "
+                    "must be followed by a low \\udc00-\\udfff)",
+                    unit);
+        ++*problems;
+    }
+    return 6;
+}
+
+/* Length of the number token at s (its first byte '-' or a digit), checked against
+ * JSON's grammar, which cJSON does not enforce: it hands the token to strtod, which
+ * takes "01", "1." and "1.e5". Sets *valid. */
+static size_t number_token(const unsigned char *s, size_t avail, bool *valid) {
+    size_t n = 0;
+    while (n < avail && ((s[n] >= '0' && s[n] <= '9') || s[n] == '-' || s[n] == '+' ||
+                         s[n] == '.' || s[n] == 'e' || s[n] == 'E')) {
+        n++;
+    }
+    size_t k = 0;
+    *valid = false;
+    if (k < n && s[k] == '-') {
+        k++;
+    }
+    if (k < n && s[k] == '0') {
+        k++;
+    } else if (k < n && s[k] >= '1' && s[k] <= '9') {
+        while (k < n && s[k] >= '0' && s[k] <= '9') {
+            k++;
+        }
+    } else {
+        return n;
+    }
+    if (k < n && s[k] == '.') {
+        size_t start = ++k;
+        while (k < n && s[k] >= '0' && s[k] <= '9') {
+            k++;
+        }
+        if (k == start) {
+            return n;
+        }
+    }
+    if (k < n && (s[k] == 'e' || s[k] == 'E')) {
+        k++;
+        if (k < n && (s[k] == '+' || s[k] == '-')) {
+            k++;
+        }
+        size_t start = k;
+        while (k < n && s[k] >= '0' && s[k] <= '9') {
+            k++;
+        }
+        if (k == start) {
+            return n;
+        }
+    }
+    *valid = k == n;
+    return n;
+}
+
 /* Scans the raw text before cJSON sees it: cJSON copies string bytes unchecked, takes
  * any byte below 0x20 as whitespace, truncates strings at an escaped NUL, and recurses
  * to depth 1000. Returns false when the text must not be parsed. */
@@ -84,16 +194,16 @@ static bool prescan(const char *text, size_t len, struct pb_diag *d) {
         if (in_string) {
             if (c == '"') {
                 in_string = false;
-            } else if (c == '\\' && i + 1 < len) {
-                if (len - i >= 6 && memcmp(text + i + 1, "u0000", 5) == 0) {
-                    position_of(text, i, where, sizeof where);
-                    pb_diag_add(d, where, "\\u0000 is not allowed in a string");
-                    problems++;
-                }
-                /* Skip the escaped character unless it starts a multi-byte sequence,
-                 * which the next step checks (and cJSON then rejects as an escape). */
-                i += s[i + 1] < 0x80 ? 2 : 1;
+            } else if (c == '\\') {
+                i += check_escape(text, i, len, d, &problems);
                 continue;
+            } else if (c == '\n' || c == '\r') {
+                /* Almost always a missing closing quote: say so once, and read on as if
+                 * the string ended here, so its line does not cascade into more. */
+                position_of(text, i, where, sizeof where);
+                pb_diag_add(d, where, "a line break inside a string (a missing closing quote?)");
+                problems++;
+                in_string = false;
             } else if (c < 0x20) {
                 position_of(text, i, where, sizeof where);
                 pb_diag_add(d, where,
@@ -104,6 +214,22 @@ static bool prescan(const char *text, size_t len, struct pb_diag *d) {
             }
         } else if (c == '"') {
             in_string = true;
+        } else if (c == '-' || (c >= '0' && c <= '9')) {
+            bool valid;
+            size_t n = number_token(s + i, len - i, &valid);
+            if (!valid) {
+                char shown[PB_SHOW_LEN];
+                size_t cut = n < sizeof shown - 4 ? n : sizeof shown - 4;
+                snprintf(shown, sizeof shown, "%.*s%s", (int)cut, text + i, cut < n ? "..." : "");
+                position_of(text, i, where, sizeof where);
+                pb_diag_add(d, where,
+                            "'%s' is not a JSON number (no leading zeros or '+'; digits on "
+                            "both sides of a '.' and after an exponent's 'e')",
+                            shown);
+                problems++;
+            }
+            i += n;
+            continue;
         } else if (c == '{' || c == '[') {
             if (++depth > PB_CONFIG_MAX_DEPTH) {
                 position_of(text, i, where, sizeof where);
@@ -155,6 +281,13 @@ cJSON *pb_json_parse(const char *text, size_t len, struct pb_diag *d) {
         pb_diag_add(d, NULL, "the file is empty (expected a JSON object)");
         return NULL;
     }
+    /* Valid UTF-8, so the prescan passes it, but cJSON then fails at column 1 with no
+     * visible cause: name it. */
+    if (len >= 3 && memcmp(text, "\xEF\xBB\xBF", 3) == 0) {
+        pb_diag_add(d, "line 1, column 1",
+                    "a UTF-8 byte-order mark (JSON has none; save the file without it)");
+        return NULL;
+    }
     if (!prescan(text, len, d)) {
         return NULL;
     }
@@ -165,7 +298,10 @@ cJSON *pb_json_parse(const char *text, size_t len, struct pb_diag *d) {
         size_t offset = end && end >= text && end <= text + len ? (size_t)(end - text) : len;
         char where[64];
         position_of(text, offset, where, sizeof where);
-        pb_diag_add(d, where, "malformed JSON");
+        /* cJSON's error position is at times one character past the culprit, so the
+         * character there is not named; the end of the file is unambiguous. */
+        pb_diag_add(d, where, "malformed JSON%s",
+                    offset >= len ? ": the file ends inside a value" : "");
         return NULL;
     }
     if (!cJSON_IsObject(root)) {

@@ -16,6 +16,7 @@ const char *const pb_dist_names[] = {
     [PB_DIST_NEARLY_SORTED] = "nearly-sorted",
     [PB_DIST_FEW_UNIQUE] = "few-unique",
     [PB_DIST_ALL_EQUAL] = "all-equal",
+    [PB_DIST_SKEWED] = "skewed",
     [PB_DIST_COUNT] = NULL,
 };
 

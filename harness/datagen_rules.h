@@ -35,6 +35,7 @@
  *                to end at hi (i8 with 200: -72..127). A multiply-high instead of a
  *                modulo: uniform all the same, and no 64-bit division per element.
  *   all-equal    42.
+ *   skewed       lo + mid when h0 % 10 != 0 (90% of keys), else uniform from h1.
  *
  * Floats (f64 computed in double; f32 is the double result rounded to float):
  *   uniform      (int64)(h0 >> (64 - m)) - 2^(m-1), times 2^-(m-1), with m = 53 (f64)
@@ -46,6 +47,7 @@
  *   reverse, nearly-sorted: as for integers.
  *   few-unique   floor(h0 * unique / 2^64) as a value (f32 collapses above 2^24 values).
  *   all-equal    42.0.
+ *   skewed       0.25 when h0 % 10 != 0, else uniform from h1.
  */
 #ifndef PB_DATAGEN_RULES_H
 #define PB_DATAGEN_RULES_H
@@ -178,6 +180,11 @@ static inline PB_HOST_DEVICE uint64_t pb_int_value(const struct pb_gen_rule *r, 
         return pb_int_sorted(r, i);
     case PB_DIST_FEW_UNIQUE:
         return r->few_base + pb_mulhi64(pb_elem_hash(r, i, 0), r->few_count);
+    case PB_DIST_SKEWED:
+        if (pb_elem_hash(r, i, 0) % 10 != 0) {
+            return r->lo + r->mid;
+        }
+        return r->lo + (pb_elem_hash(r, i, 1) >> r->uniform_shift);
     default:
         return 42;
     }
@@ -219,6 +226,14 @@ static inline PB_HOST_DEVICE double pb_real_value(const struct pb_gen_rule *r, u
         return pb_real_sorted(r, i);
     case PB_DIST_FEW_UNIQUE:
         return (double)pb_mulhi64(pb_elem_hash(r, i, 0), r->few_count);
+    case PB_DIST_SKEWED: {
+        if (pb_elem_hash(r, i, 0) % 10 != 0) {
+            return 0.25;
+        }
+        int64_t half = (int64_t)1 << (63 - r->uniform_shift);
+        return (double)((int64_t)(pb_elem_hash(r, i, 1) >> r->uniform_shift) - half) *
+               r->uniform_scale;
+    }
     default:
         return 42.0;
     }

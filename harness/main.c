@@ -15,6 +15,9 @@ static const char usage[] =
     "  validate CONFIG  check a config without running it\n"
     "  list             primitives, backends, their axes and valid ranges\n"
     "  info             devices and the copy-probe bandwidth bound\n"
+    "  compare A B      compare two result CSVs row by row; exit 1 on a slowdown\n"
+    "  report CSV       a paper-style markdown table of one metric\n"
+    "  plot CSV         gnuplot figures of throughput against an axis\n"
     "\n"
     "`bench COMMAND --help` describes each. Exit codes: 0 ok, 1 a failed check, 2 bad usage or "
     "input.\n";
@@ -27,6 +30,9 @@ static const struct {
     {"validate", pb_cmd_validate},
     {"list", pb_cmd_list},
     {"info", pb_cmd_info},
+    {"compare", pb_cmd_compare},
+    {"report", pb_cmd_report},
+    {"plot", pb_cmd_plot},
 };
 #define NCOMMANDS (sizeof commands / sizeof commands[0])
 

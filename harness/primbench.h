@@ -137,6 +137,10 @@ struct pb_primitive {
                   const void *out, char *why, size_t why_len);
     /* Elements processed, and the fewest bytes any implementation must move. */
     void (*work)(const struct pb_case *c, double *elements, double *bytes);
+    /* Device memory a GPU row of the case needs: the input plus typical output and
+     * scratch. The runner skips a row that would not fit instead of failing it. May be
+     * NULL (the runner then counts n keys of the case's dtype). */
+    size_t (*device_bytes)(const struct pb_case *c);
 };
 
 #ifdef __cplusplus

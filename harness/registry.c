@@ -4,19 +4,31 @@
 #include "registry.h"
 
 extern const struct pb_primitive pb_primitive_reduce;
+extern const struct pb_primitive pb_primitive_multisplit;
 
 extern const struct pb_backend pb_backend_reduce_butterfly;
 extern const struct pb_backend pb_backend_reduce_cub;
 extern const struct pb_backend pb_backend_reduce_cpu;
+extern const struct pb_backend pb_backend_multisplit_bpw;
+extern const struct pb_backend pb_backend_multisplit_large;
+extern const struct pb_backend pb_backend_multisplit_auto;
+extern const struct pb_backend pb_backend_multisplit_cub_sort;
+extern const struct pb_backend pb_backend_multisplit_cpu;
 
 static const struct pb_primitive *const primitives[] = {
     &pb_primitive_reduce,
+    &pb_primitive_multisplit,
 };
 
 static const struct pb_backend *const backends[] = {
     &pb_backend_reduce_butterfly,
     &pb_backend_reduce_cub,
     &pb_backend_reduce_cpu,
+    &pb_backend_multisplit_bpw,
+    &pb_backend_multisplit_large,
+    &pb_backend_multisplit_auto,
+    &pb_backend_multisplit_cub_sort,
+    &pb_backend_multisplit_cpu,
 };
 
 #define COUNT(a) ((int)(sizeof(a) / sizeof((a)[0])))

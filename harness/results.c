@@ -2,6 +2,11 @@
  * of a single repetition) are empty fields, never zeros. */
 #include <inttypes.h>
 #include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cjson/cJSON.h>
 
 #include "csv.h"
 #include "results.h"
@@ -37,12 +42,20 @@ static const char *const fixed_columns[] = {
     "between_reps_us",
 };
 #define FIXED_COUNT ((int)(sizeof fixed_columns / sizeof fixed_columns[0]))
+_Static_assert(PB_MAX_AXES + sizeof fixed_columns / sizeof fixed_columns[0] <=
+                   PB_RESULTS_MAX_FIELDS,
+               "PB_RESULTS_MAX_FIELDS must hold every axis and fixed column");
+
+int pb_results_header_fields(const struct pb_primitive *p, const char **names) {
+    int n = 0;
+    for (int i = 0; i < p->naxes; i++) names[n++] = p->axes[i].name;
+    for (int i = 0; i < FIXED_COUNT; i++) names[n++] = fixed_columns[i];
+    return n;
+}
 
 int pb_results_write_header(FILE *f, const struct pb_primitive *p) {
-    const char *fields[PB_MAX_AXES + FIXED_COUNT];
-    int n = 0;
-    for (int i = 0; i < p->naxes; i++) fields[n++] = p->axes[i].name;
-    for (int i = 0; i < FIXED_COUNT; i++) fields[n++] = fixed_columns[i];
+    const char *fields[PB_RESULTS_MAX_FIELDS];
+    int n = pb_results_header_fields(p, fields);
     return pb_csv_write_row(f, fields, n);
 }
 
@@ -59,55 +72,99 @@ void pb_row_rates(const struct pb_row *row, struct pb_rates *out) {
         row->bound_gbytes_per_s > 0 ? out->gbytes_per_s / row->bound_gbytes_per_s : NAN;
 }
 
-static const char *number(char *buf, size_t len, double v) {
-    if (!isfinite(v)) return "";
-    snprintf(buf, len, "%.6g", v);
+const char *pb_results_axis_text(const struct pb_case *c, int axis, char *buf, size_t len) {
+    if (c->axes[axis].kind == PB_AXIS_CHOICE) return c->axes[axis].choices[c->value[axis]];
+    snprintf(buf, len, "%" PRId64, c->value[axis]);
     return buf;
 }
 
-int pb_results_write_row(FILE *f, const struct pb_row *row) {
-    char text[PB_MAX_AXES + FIXED_COUNT][40];
-    const char *fields[PB_MAX_AXES + FIXED_COUNT];
-    int n = 0;
+/* Appends one field; a number that is not finite is empty text. */
+static void add_text(struct pb_row_fields *o, const char *name, const char *text) {
+    o->name[o->count] = name;
+    o->text[o->count] = text;
+    o->is_number[o->count++] = false;
+}
+
+static void add_number(struct pb_row_fields *o, const char *name, double v) {
+    char *buf = o->buf[o->count];
+    buf[0] = '\0';
+    if (isfinite(v)) snprintf(buf, sizeof o->buf[0], "%.6g", v);
+    o->name[o->count] = name;
+    o->text[o->count] = buf;
+    o->is_number[o->count++] = true;
+}
+
+/* Counts and ordinals as integers, never in exponent form. */
+static void add_int(struct pb_row_fields *o, const char *name, long long v) {
+    snprintf(o->buf[o->count], sizeof o->buf[0], "%lld", v);
+    o->name[o->count] = name;
+    o->text[o->count] = o->buf[o->count];
+    o->is_number[o->count++] = true;
+}
+
+void pb_results_row_fields(const struct pb_row *row, struct pb_row_fields *o) {
+    o->count = 0;
     const struct pb_case *c = row->c;
-    for (int i = 0; i < c->naxes; i++, n++) {
-        if (c->axes[i].kind == PB_AXIS_INT) {
-            snprintf(text[n], sizeof text[n], "%" PRId64, c->value[i]);
-            fields[n] = text[n];
-        } else {
-            fields[n] = c->axes[i].choices[c->value[i]];
-        }
+    for (int i = 0; i < c->naxes; i++) {
+        o->name[o->count] = c->axes[i].name;
+        o->text[o->count] = pb_results_axis_text(c, i, o->buf[o->count], sizeof o->buf[o->count]);
+        o->is_number[o->count++] = c->axes[i].kind == PB_AXIS_INT;
     }
-    fields[n++] = row->backend->primitive;
-    fields[n++] = row->backend->name;
-    fields[n++] = row->backend->target == PB_TARGET_GPU ? "gpu" : "cpu";
-    if (row->device >= 0) {
-        snprintf(text[n], sizeof text[n], "%d", row->device);
-        fields[n] = text[n];
-    } else {
-        fields[n] = row->device == -1 ? "cpu" : "";
-    }
-    n++;
-    fields[n++] = pb_status_name(row->status);
-    fields[n++] = row->reason;
+    int f = 0; /* index into fixed_columns, which the order below follows */
+    add_text(o, fixed_columns[f++], row->backend->primitive);
+    add_text(o, fixed_columns[f++], row->backend->name);
+    add_text(o, fixed_columns[f++], row->backend->target == PB_TARGET_GPU ? "gpu" : "cpu");
+    if (row->device >= 0)
+        add_int(o, fixed_columns[f++], row->device);
+    else if (row->device == -1)
+        add_text(o, fixed_columns[f++], "cpu");
+    else /* a GPU row without a GPU: no device at all */
+        add_number(o, fixed_columns[f++], NAN);
+    add_text(o, fixed_columns[f++], pb_status_name(row->status));
+    add_text(o, fixed_columns[f++], row->reason);
+    /* Only an ok row has a time: a wrong, skipped, error or timeout row never reports one. */
     bool timed = row->status == PB_STATUS_OK;
-    snprintf(text[n], sizeof text[n], "%d", timed ? row->time_ms.count : 0);
-    fields[n] = text[n];
-    n++;
+    add_int(o, fixed_columns[f++], timed ? row->time_ms.count : 0);
     struct pb_rates r = {0};
     const struct pb_summary *t = &row->time_ms;
-    double none = NAN;
     if (timed) pb_row_rates(row, &r);
     double values[] = {t->mean,        t->stddev,    t->ci95_low,   t->ci95_high,    t->median,
                        t->min,         t->max,       r.gelem_per_s, r.gelem_low,     r.gelem_high,
                        r.gbytes_per_s, r.gbytes_low, r.gbytes_high, r.bound_fraction};
-    for (size_t i = 0; i < sizeof values / sizeof values[0]; i++, n++)
-        fields[n] = number(text[n], sizeof text[n], timed ? values[i] : none);
-    fields[n] = number(text[n], sizeof text[n], row->setup_ms);
-    n++;
-    fields[n] = number(text[n], sizeof text[n], row->wall_ms);
-    n++;
-    fields[n] = number(text[n], sizeof text[n], timed ? row->between_reps_us : none);
-    n++;
-    return pb_csv_write_row(f, fields, n);
+    for (size_t i = 0; i < sizeof values / sizeof values[0]; i++)
+        add_number(o, fixed_columns[f++], timed ? values[i] : NAN);
+    add_number(o, fixed_columns[f++], row->setup_ms);
+    add_number(o, fixed_columns[f++], row->wall_ms);
+    add_number(o, fixed_columns[f++], timed ? row->between_reps_us : NAN);
+}
+
+int pb_results_write_row(FILE *f, const struct pb_row *row) {
+    struct pb_row_fields o;
+    pb_results_row_fields(row, &o);
+    return pb_csv_write_row(f, o.text, o.count);
+}
+
+int pb_results_write_json_row(FILE *f, const struct pb_row *row) {
+    struct pb_row_fields o;
+    pb_results_row_fields(row, &o);
+    cJSON *obj = cJSON_CreateObject();
+    for (int i = 0; obj && i < o.count; i++) {
+        cJSON *v = !o.is_number[i] ? cJSON_CreateString(o.text[i])
+                   : o.text[i][0]  ? cJSON_CreateNumber(strtod(o.text[i], NULL))
+                                   : cJSON_CreateNull();
+        if (!v || !cJSON_AddItemToObject(obj, o.name[i], v)) {
+            cJSON_Delete(v);
+            cJSON_Delete(obj);
+            obj = NULL;
+        }
+    }
+    char *text = obj ? cJSON_PrintUnformatted(obj) : NULL;
+    cJSON_Delete(obj);
+    if (!text) return -1;
+    /* The line goes out whole or not at all: one fwrite of text and newline, then flush. */
+    size_t len = strlen(text);
+    text[len] = '\n'; /* replaces the terminator; len + 1 bytes are written */
+    int rc = fwrite(text, 1, len + 1, f) == len + 1 && fflush(f) == 0 ? 0 : -1;
+    free(text);
+    return rc;
 }

@@ -3,6 +3,7 @@
 #ifndef PB_RESULTS_H
 #define PB_RESULTS_H
 
+#include <stdbool.h>
 #include <stdio.h>
 
 #include "primbench.h"
@@ -32,9 +33,34 @@ struct pb_row {
     double between_reps_us; /* GPU: time per repetition outside the timed interval; NAN for CPU */
 };
 
+/* How rows are written: CSV (RFC 4180) or JSON Lines, one object per row. */
+enum pb_format { PB_FORMAT_CSV, PB_FORMAT_JSON };
+
+/* The most fields a row has: the primitive's axes and the fixed columns. */
+#define PB_RESULTS_MAX_FIELDS (PB_MAX_AXES + 32)
+
+/* One row as named text fields, shared by both formats so that they hold the same
+ * fields: CSV writes the text; JSON writes numbers as numbers and an empty number
+ * (one that does not exist) as null. */
+struct pb_row_fields {
+    int count;
+    const char *name[PB_RESULTS_MAX_FIELDS];
+    const char *text[PB_RESULTS_MAX_FIELDS];
+    bool is_number[PB_RESULTS_MAX_FIELDS];
+    char buf[PB_RESULTS_MAX_FIELDS][40]; /* storage for formatted numbers */
+};
+void pb_results_row_fields(const struct pb_row *row, struct pb_row_fields *out);
+
+/* Column names: the primitive's axes, then the fixed columns. Returns the count. */
+int pb_results_header_fields(const struct pb_primitive *p, const char **names);
+/* An axis value as the output writes it ("1024", "u32"); buf holds integers. */
+const char *pb_results_axis_text(const struct pb_case *c, int axis, char *buf, size_t len);
+
 /* Header: one column per axis of the primitive, then the fixed columns. */
 int pb_results_write_header(FILE *f, const struct pb_primitive *p);
 int pb_results_write_row(FILE *f, const struct pb_row *row);
+/* One JSON object and a newline, written with one fwrite and flushed, like a CSV row. */
+int pb_results_write_json_row(FILE *f, const struct pb_row *row);
 
 /* Rates of a row: throughput at the mean, and at the ends of the mean's 95% CI. */
 struct pb_rates {

@@ -289,6 +289,10 @@ static void test_every_type_and_distribution_in_range(void **state) {
                 case PB_DIST_FEW_UNIQUE:
                     assert_true(v >= 0.0 && v < (double)unique && v == floor(v));
                     break;
+                case PB_DIST_SKEWED:
+                    assert_true(v >= type_min(t));
+                    assert_true(is_float ? v < 1.0 : v <= type_max(t));
+                    break;
                 default:
                     assert_true(v == 42.0);
                 }
@@ -555,8 +559,29 @@ static void test_all_equal(void **state) {
     }
 }
 
+/* 90% of keys on one value (the middle of the range), the rest spread over it. */
+static void test_skewed(void **state) {
+    (void)state;
+    const uint64_t n = 100000;
+    for (int t = 0; t < PB_DTYPE_COUNT; t++) {
+        void *buf = generate(t, PB_DIST_SKEWED, n, SEED, 0, 0);
+        double hot = pb_dtype_is_float(t) ? 0.25 : ceil(type_min(t) + (type_max(t) - type_min(t)) / 2);
+        uint64_t on_hot = 0, above = 0;
+        for (uint64_t i = 0; i < n; i++) {
+            double v = element_double(buf, t, i);
+            on_hot += fabs(v - hot) <= fabs(hot) * 1e-9 + 0.5;
+            above += v > hot + 0.5;
+        }
+        /* binomial(100000, 0.9): sd 95, so +-1000 is over 10 sd */
+        assert_true(on_hot > 89000 && on_hot < 91000);
+        assert_true(above > 2000 && above < 8000); /* the uniform 10% falls on both sides */
+        free(buf);
+    }
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_skewed),
         cmocka_unit_test(test_dist_names_round_trip),
         cmocka_unit_test(test_same_spec_same_bytes),
         cmocka_unit_test(test_thread_count_does_not_matter),

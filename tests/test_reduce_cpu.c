@@ -8,7 +8,8 @@
 #include <cmocka.h>
 
 #include "case_builder.h"
-#include "reduce_check.h"
+#include "backend_check.h"
+#include "reduce.h"
 #include "registry.h"
 
 static const char *const dtypes[] = {"u32", "i32", "u64", "i64", "f32", "f64"};

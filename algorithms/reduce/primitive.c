@@ -278,6 +278,12 @@ static void reduce_work(const struct pb_case *c, double *elements, double *bytes
     *bytes = n * (double)pb_dtype_size(case_dtype(c));
 }
 
+/* The input, plus the result and the backends' scratch: a few KiB for the butterfly's
+ * partials, at most a few MiB for CUB's temporary storage; 16 MiB covers both. */
+static size_t reduce_device_bytes(const struct pb_case *c) {
+    return (size_t)pb_case_int(c, "n") * pb_dtype_size(case_dtype(c)) + ((size_t)16 << 20);
+}
+
 const struct pb_primitive pb_primitive_reduce = {
     .name = "reduce",
     .summary = "sum, min, max, argmin of n keys (seed 004's butterfly reduction)",
@@ -289,4 +295,5 @@ const struct pb_primitive pb_primitive_reduce = {
     .reference = reduce_reference,
     .verify = reduce_verify,
     .work = reduce_work,
+    .device_bytes = reduce_device_bytes,
 };

@@ -10,7 +10,8 @@
 
 #include "case_builder.h"
 #include "gpu_skip.h"
-#include "reduce_check.h"
+#include "backend_check.h"
+#include "reduce.h"
 #include "registry.h"
 
 #define COUNT(a) (sizeof(a) / sizeof((a)[0]))

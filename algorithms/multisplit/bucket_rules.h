@@ -1,0 +1,80 @@
+/* The bucket functions, shared by the CPU (reference, CPU backend) and the GPU kernels,
+ * so that both put every key in the same bin.
+ *
+ * range, integer keys: bin = d * whole + mulhi64(d, frac) with d = x - min and
+ *   whole + frac / 2^64 = bins / (max - min + 1) rounded up in 64.64 fixed point: exactly
+ *   floor(d * bins / (max - min + 1)) for 32-bit keys, no division per key.
+ * range, float keys: bin = (int)((x - min) * fscale) in double, fscale = bins / (max - min),
+ *   clamped to bins - 1 (x = max). A subtraction then a multiply: nothing for FMA to fuse.
+ * modulo: the key's bits as an unsigned integer, modulo bins. */
+#ifndef PB_BUCKET_RULES_H
+#define PB_BUCKET_RULES_H
+
+#include <stdint.h>
+#include <string.h>
+
+#include "multisplit.h"
+
+#ifdef __CUDACC__
+#define PB_BUCKET_HD __host__ __device__ __forceinline__
+#else
+#define PB_BUCKET_HD static inline
+#endif
+
+PB_BUCKET_HD uint64_t pb_bucket_mulhi(uint64_t a, uint64_t b) {
+#ifdef __CUDA_ARCH__
+    return __umul64hi(a, b);
+#else
+    return (uint64_t)(((unsigned __int128)a * b) >> 64);
+#endif
+}
+
+PB_BUCKET_HD uint32_t pb_bucket_of_bits(const struct pb_bucket *b, uint64_t bits) {
+    if (b->kind == PB_BUCKET_MODULO) {
+        return (uint32_t)(bits % b->bins);
+    }
+    uint64_t d = bits - b->min_bits;
+    uint64_t bin = d * b->scale_whole + pb_bucket_mulhi(d, b->scale_frac);
+    return bin < b->bins ? (uint32_t)bin : b->bins - 1; /* only 64-bit ranges can round past */
+}
+
+PB_BUCKET_HD uint32_t pb_bucket_of_real(const struct pb_bucket *b, double x, uint64_t bits) {
+    if (b->kind == PB_BUCKET_MODULO) {
+        return (uint32_t)(bits % b->bins);
+    }
+    double t = (x - b->fmin) * b->fscale;
+    uint32_t bin = t > 0 ? (uint32_t)t : 0;
+    return bin < b->bins ? bin : b->bins - 1;
+}
+
+/* Key types as C++ templates on the GPU and as four functions on the CPU. */
+PB_BUCKET_HD uint32_t pb_bucket_u32(const struct pb_bucket *b, uint32_t k) {
+    return pb_bucket_of_bits(b, k);
+}
+PB_BUCKET_HD uint32_t pb_bucket_i32(const struct pb_bucket *b, int32_t k) {
+    /* Sign-extended two's complement: x - min is the same modulo 2^64 as in integers. */
+    return pb_bucket_of_bits(b, b->kind == PB_BUCKET_MODULO ? (uint64_t)(uint32_t)k
+                                                            : (uint64_t)(int64_t)k);
+}
+PB_BUCKET_HD uint32_t pb_bucket_u64(const struct pb_bucket *b, uint64_t k) {
+    return pb_bucket_of_bits(b, k);
+}
+PB_BUCKET_HD uint32_t pb_bucket_f32(const struct pb_bucket *b, float k) {
+    uint32_t bits;
+    memcpy(&bits, &k, 4);
+    return pb_bucket_of_real(b, (double)k, bits);
+}
+
+#ifndef __CUDACC__
+/* The bin of keys[i] on the host, for any key type. */
+static inline uint32_t pb_bucket_at(const struct pb_bucket *b, const void *keys, uint64_t i) {
+    switch (b->dtype) {
+    case PB_U32: return pb_bucket_u32(b, ((const uint32_t *)keys)[i]);
+    case PB_I32: return pb_bucket_i32(b, ((const int32_t *)keys)[i]);
+    case PB_U64: return pb_bucket_u64(b, ((const uint64_t *)keys)[i]);
+    default: return pb_bucket_f32(b, ((const float *)keys)[i]);
+    }
+}
+#endif
+
+#endif

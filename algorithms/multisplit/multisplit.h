@@ -1,0 +1,67 @@
+/* The multisplit primitive: what its backends share. */
+#ifndef PB_MULTISPLIT_H
+#define PB_MULTISPLIT_H
+
+#include <stdint.h>
+
+#include "primbench.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+enum pb_bucket_kind {
+    PB_BUCKET_RANGE,   /* equal-width bins over [min, max] of the input (the seed's f(x)) */
+    PB_BUCKET_MODULO,  /* the key's unsigned bits modulo bins */
+};
+
+/* A bucket function, with its constants: made once per input on the host, passed by
+ * value to kernels. */
+struct pb_bucket {
+    int kind;         /* enum pb_bucket_kind */
+    int dtype;        /* enum pb_dtype of the keys */
+    uint32_t bins;
+    uint64_t min_bits;  /* range, integer keys: the input's minimum (two's complement bits) */
+    /* range, integer keys: bins / (max - min + 1) in 64.64 fixed point */
+    uint64_t scale_whole, scale_frac;
+    double fmin, fscale; /* range, float keys: min and bins / (max - min) */
+};
+
+/* The keys' smallest and largest values: integer keys as 64-bit two's complement
+ * (sign-extended), float keys as doubles. */
+struct pb_key_range {
+    uint64_t min_bits, max_bits;
+    double fmin, fmax;
+};
+
+/* The input of a multisplit case: keys (host, device) from the harness, values are the
+ * element's index (u32) so that stability is visible in the output. */
+struct pb_multisplit_extra {
+    struct pb_key_range range;
+    bool pairs;          /* values travel with keys */
+    uint32_t *host_values;
+    uint32_t *device_values;
+};
+
+/* Where each part of a multisplit result lies in the host output buffer:
+ * [offsets: bins x u32][keys: n x key size][values: n x u32, pairs only]. */
+struct pb_multisplit_layout {
+    size_t offsets, keys, values, total;
+};
+void pb_multisplit_layout(uint64_t n, uint32_t bins, size_t key_size, bool pairs,
+                          struct pb_multisplit_layout *out);
+
+void pb_key_range_of(enum pb_dtype t, const void *keys, uint64_t n, struct pb_key_range *out);
+void pb_bucket_make(enum pb_bucket_kind kind, enum pb_dtype t, uint32_t bins,
+                    const struct pb_key_range *range, struct pb_bucket *out);
+/* The bucket function of a case, from its input's key range. */
+void pb_multisplit_case_bucket(const struct pb_case *c, const struct pb_input *in,
+                               struct pb_bucket *b);
+bool pb_multisplit_dtype_supported(enum pb_dtype t);
+bool pb_multisplit_supports(const struct pb_case *c, char *why, size_t why_len);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

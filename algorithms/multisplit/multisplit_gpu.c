@@ -1,0 +1,90 @@
+/* Shared lifecycle of the GPU multisplit backends. */
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "multisplit_gpu.h"
+
+struct gpu_state {
+    const struct pb_multisplit_gpu_impl *impl;
+    struct pb_multisplit_args args;
+    struct pb_multisplit_layout layout;
+};
+
+static int cuda_failed(struct pb_run *r, cudaError_t err, const char *what) {
+    if (err == cudaSuccess) return 0;
+    snprintf(r->err, sizeof r->err, "%s: %s", what, cudaGetErrorString(err));
+    return -1;
+}
+
+int pb_multisplit_gpu_prepare(struct pb_run *r, const struct pb_multisplit_gpu_impl *impl) {
+    struct gpu_state *s = calloc(1, sizeof *s);
+    if (!s) return cuda_failed(r, cudaErrorMemoryAllocation, "host state");
+    r->state = s;
+    s->impl = impl;
+    const struct pb_multisplit_extra *x = r->in->extra;
+    struct pb_multisplit_args *a = &s->args;
+    size_t ks = pb_dtype_size(r->in->dtype);
+    pb_multisplit_case_bucket(r->c, r->in, &a->bucket);
+    pb_multisplit_layout(r->in->n, a->bucket.bins, ks, x->pairs, &s->layout);
+    a->keys = r->in->device;
+    a->values = x->pairs ? x->device_values : NULL;
+    a->n = r->in->n;
+    if (cuda_failed(r, cudaMalloc(&a->out_keys, a->n * ks), "cudaMalloc keys") ||
+        cuda_failed(r, cudaMalloc((void **)&a->offsets, a->bucket.bins * sizeof(uint32_t)),
+                    "cudaMalloc offsets"))
+        return -1;
+    if (x->pairs &&
+        cuda_failed(r, cudaMalloc((void **)&a->out_values, a->n * sizeof(uint32_t)), "cudaMalloc values"))
+        return -1;
+    if (cuda_failed(r, (cudaError_t)impl->plan(a, &a->scratch_bytes), "plan")) return -1;
+    if (a->scratch_bytes &&
+        cuda_failed(r, cudaMalloc(&a->scratch, a->scratch_bytes), "cudaMalloc scratch"))
+        return -1;
+    return 0;
+}
+
+int pb_multisplit_gpu_poison(struct pb_run *r) {
+    struct gpu_state *s = r->state;
+    struct pb_multisplit_args *a = &s->args;
+    size_t ks = pb_dtype_size(r->in->dtype);
+    if (cuda_failed(r, cudaMemsetAsync(a->out_keys, 0xA5, a->n * ks, r->stream), "poison") ||
+        cuda_failed(r, cudaMemsetAsync(a->offsets, 0xA5, a->bucket.bins * 4, r->stream), "poison"))
+        return -1;
+    if (a->out_values &&
+        cuda_failed(r, cudaMemsetAsync(a->out_values, 0xA5, a->n * 4, r->stream), "poison"))
+        return -1;
+    return 0;
+}
+
+int pb_multisplit_gpu_run(struct pb_run *r) {
+    struct gpu_state *s = r->state;
+    return cuda_failed(r, (cudaError_t)s->impl->launch(&s->args, r->stream), "launch");
+}
+
+int pb_multisplit_gpu_collect(struct pb_run *r) {
+    struct gpu_state *s = r->state;
+    struct pb_multisplit_args *a = &s->args;
+    char *out = r->out;
+    size_t ks = pb_dtype_size(r->in->dtype);
+    cudaError_t e = cudaMemcpyAsync(out + s->layout.offsets, a->offsets, a->bucket.bins * 4,
+                                    cudaMemcpyDeviceToHost, r->stream);
+    if (e == cudaSuccess)
+        e = cudaMemcpyAsync(out + s->layout.keys, a->out_keys, a->n * ks, cudaMemcpyDeviceToHost,
+                            r->stream);
+    if (e == cudaSuccess && a->out_values)
+        e = cudaMemcpyAsync(out + s->layout.values, a->out_values, a->n * 4,
+                            cudaMemcpyDeviceToHost, r->stream);
+    if (e == cudaSuccess) e = cudaStreamSynchronize(r->stream);
+    return cuda_failed(r, e, "collect");
+}
+
+void pb_multisplit_gpu_release(struct pb_run *r) {
+    struct gpu_state *s = r->state;
+    if (!s) return;
+    cudaFree(s->args.out_keys);
+    cudaFree(s->args.out_values);
+    cudaFree(s->args.offsets);
+    cudaFree(s->args.scratch);
+    free(s);
+    r->state = NULL;
+}

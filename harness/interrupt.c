@@ -1,0 +1,37 @@
+/* The signal flag. */
+#define _POSIX_C_SOURCE 200809L
+#include <string.h>
+
+#include "interrupt.h"
+
+/* The one piece of global mutable state besides the registry: a signal handler gets no
+ * argument to reach the run's own state through, and the only object it may portably
+ * write is a volatile sig_atomic_t with static storage (C11 7.14.1.1). Everything else
+ * the run carries stays in the runner's struct experiment. */
+static volatile sig_atomic_t pending_signal;
+
+static void record_signal(int sig) { pending_signal = sig; }
+
+int pb_interrupt_install(struct pb_interrupt_guard *g) {
+    pending_signal = 0;
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = record_signal;
+    sigemptyset(&sa.sa_mask);
+    /* SA_RESETHAND: the second signal takes the default action. No SA_RESTART is needed:
+     * the runner makes no blocking calls that a signal would interrupt. */
+    sa.sa_flags = SA_RESETHAND;
+    if (sigaction(SIGINT, &sa, &g->old_int) != 0) return -1;
+    if (sigaction(SIGTERM, &sa, &g->old_term) != 0) {
+        sigaction(SIGINT, &g->old_int, NULL);
+        return -1;
+    }
+    return 0;
+}
+
+void pb_interrupt_restore(const struct pb_interrupt_guard *g) {
+    sigaction(SIGINT, &g->old_int, NULL);
+    sigaction(SIGTERM, &g->old_term, NULL);
+}
+
+int pb_interrupt_pending(void) { return pending_signal; }

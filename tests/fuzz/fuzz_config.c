@@ -1,0 +1,61 @@
+/* libFuzzer target: pb_config_parse over arbitrary bytes. Besides the sanitizers' checks it
+ * asserts the promises the config loader makes: 0 or 2, a clean config on failure, and
+ * every problem one line that names the file. */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "config.h"
+#include "sweep.h"
+
+#define FILE_NAME "fuzz.json"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+static void check_errors(const char *errors) {
+    if (!errors || !errors[0]) {
+        fprintf(stderr, "failure without a message\n");
+        abort();
+    }
+    const char *prefix = FILE_NAME ": ";
+    for (const char *line = errors; *line;) {
+        const char *end = strchr(line, '\n');
+        if (!end || strncmp(line, prefix, strlen(prefix)) != 0 || end == line + strlen(prefix)) {
+            fprintf(stderr, "not a one-line message naming the file: %s\n", line);
+            abort();
+        }
+        line = end + 1;
+    }
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
+    struct pb_config cfg;
+    char *errors = NULL;
+    int rc = pb_config_parse(FILE_NAME, (const char *)data, size, &cfg, &errors);
+    if (rc == 2) {
+        check_errors(errors);
+        if (cfg.text || cfg.primitive || cfg.output) {
+            fprintf(stderr, "a failed parse left a config behind\n");
+            abort();
+        }
+    } else if (rc == 0) {
+        /* A config that loads must expand: every axis has values, the size is bounded. */
+        size_t cases = pb_sweep_count(&cfg);
+        if (errors || !cfg.primitive || !cfg.name || !cfg.output || cfg.nbackends < 1 ||
+            cases < 1 || cases > PB_CONFIG_SWEEP_LIMIT) {
+            fprintf(stderr, "a loaded config is incomplete (%zu cases)\n", cases);
+            abort();
+        }
+        if (cases <= 4096) {
+            struct pb_sweep sweep;
+            if (pb_sweep_expand(&cfg, &sweep) != 0 || sweep.count != cases) abort();
+            pb_sweep_free(&sweep);
+        }
+        pb_config_free(&cfg);
+    } else {
+        abort();
+    }
+    free(errors);
+    return 0;
+}

@@ -1,0 +1,90 @@
+/* Every GPU multisplit backend against the CPU reference on the edge cases: n = 1,
+ * bins = 1, bins > n, every key in one bin, keys at the type's min and max, n not a
+ * multiple of any tile, stability with duplicate keys carrying distinct values (every
+ * case with values checks it: the value is the key's input index). */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "backend_check.h"
+#include "case_builder.h"
+#include "gpu_skip.h"
+#include "registry.h"
+
+#define COUNT(a) (sizeof(a) / sizeof((a)[0]))
+
+static void check(int64_t n, const char *dtype, const char *dist, const char *values, const char *bucket,
+                  int64_t bins) {
+    struct pb_case c;
+    case_init(&c, pb_registry_find_primitive("multisplit"), 9);
+    case_set_int(&c, "n", n);
+    case_set_choice(&c, "dtype", dtype);
+    case_set_choice(&c, "distribution", dist);
+    case_set_choice(&c, "values", values);
+    case_set_choice(&c, "bucket", bucket);
+    case_set_int(&c, "bins", bins);
+    char why[600] = "";
+    if (check_all_backends(PB_TARGET_GPU, "multisplit", &c, why, sizeof why) != 0)
+        fail_msg("n=%lld %s %s values=%s %s bins=%lld: %s", (long long)n, dtype, dist, values, bucket,
+                 (long long)bins, why);
+}
+
+static void small_and_degenerate(void **state) {
+    (void)state;
+    check(1, "u32", "uniform", "u32", "range", 256);
+    check(1, "u64", "uniform", "none", "range", 1);
+    check(1000, "u32", "uniform", "u32", "range", 1);       /* one bin */
+    check(100, "i32", "uniform", "u32", "range", 65536);    /* bins > n */
+    check(5000, "u32", "all-equal", "u32", "range", 361);   /* every key in one bin */
+    check(5000, "f32", "all-equal", "u32", "modulo", 12288);
+    check(33, "u32", "uniform", "u32", "range", 7);
+}
+
+/* Uniform keys span the type: its min and max are in the input, in the first and last bins. */
+static void every_type_bucket_and_bin_count(void **state) {
+    (void)state;
+    const char *const dtypes[] = {"u32", "i32", "u64", "f32"};
+    const int64_t bins[] = {2, 40, 256, 361, 1000, 4096, 12288, 32769, 65536};
+    const int64_t sizes[] = {8191, 100003};
+    for (size_t t = 0; t < COUNT(dtypes); t++)
+        for (size_t b = 0; b < COUNT(bins); b++)
+            for (size_t s = 0; s < COUNT(sizes); s++) {
+                check(sizes[s], dtypes[t], "uniform", "u32", "range", bins[b]);
+                check(sizes[s], dtypes[t], "uniform", "none", "modulo", bins[b]);
+            }
+}
+
+/* Duplicates everywhere: stability shows in the values. */
+static void skewed_and_duplicates(void **state) {
+    (void)state;
+    check(300007, "u32", "skewed", "u32", "range", 256);
+    check(300007, "i32", "few-unique", "u32", "modulo", 1000);
+    check(300007, "u32", "zipf", "u32", "range", 12288);
+    check(300007, "f32", "binomial", "u32", "range", 5000);
+    check(300007, "u64", "sorted", "u32", "range", 64);
+    check(300007, "u32", "reverse", "u32", "range", 65536);
+}
+
+static void large_inputs(void **state) {
+    (void)state;
+    check((1 << 24) + 17, "u32", "uniform", "u32", "range", 361);
+    check((1 << 24) + 17, "u32", "binomial", "none", "range", 65536);
+}
+
+int main(void) {
+    skip_without_gpu();
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(small_and_degenerate),
+        cmocka_unit_test(every_type_bucket_and_bin_count),
+        cmocka_unit_test(skewed_and_duplicates),
+        cmocka_unit_test(large_inputs),
+    };
+    /* PB_TEST_SMALL (under compute-sanitizer) leaves out the 2^24-key cases. */
+    size_t count = getenv("PB_TEST_SMALL") ? 3 : 4;
+    return _cmocka_run_group_tests("multisplit_gpu", tests, count, NULL, NULL);
+}

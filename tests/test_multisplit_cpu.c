@@ -1,0 +1,172 @@
+/* The multisplit primitive on the CPU: bucket functions, the reference counting sort,
+ * the CPU backend, and the verifier. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "backend_check.h"
+#include "bucket_rules.h"
+#include "case_builder.h"
+#include "registry.h"
+
+#define COUNT(a) (sizeof(a) / sizeof((a)[0]))
+
+static const struct pb_primitive *multisplit(void) { return pb_registry_find_primitive("multisplit"); }
+
+static struct pb_bucket range_bucket(enum pb_dtype t, const void *keys, uint64_t n, uint32_t bins) {
+    struct pb_key_range r;
+    struct pb_bucket b;
+    pb_key_range_of(t, keys, n, &r);
+    pb_bucket_make(PB_BUCKET_RANGE, t, bins, &r, &b);
+    return b;
+}
+
+/* Equal-width bins: with 0..999 over 10 bins, each bin takes exactly 100 keys, in order. */
+static void range_bins_are_equal_width(void **state) {
+    (void)state;
+    uint32_t keys[1000];
+    for (int i = 0; i < 1000; i++) keys[i] = 5000 + i;
+    struct pb_bucket b = range_bucket(PB_U32, keys, 1000, 10);
+    for (int i = 0; i < 1000; i++) assert_int_equal(pb_bucket_u32(&b, keys[i]), i / 100);
+}
+
+/* The range's ends: the minimum in bin 0, the maximum in the last bin, for every type,
+ * including negative, full-range 64-bit, and float keys. */
+static void range_ends(void **state) {
+    (void)state;
+    int32_t i32[] = {-2147483647 - 1, -5, 0, 2147483647};
+    uint64_t u64[] = {0, 1ull << 63, UINT64_MAX};
+    float f32[] = {-1.0f, 0.5f, 3.0f};
+    for (uint32_t bins = 1; bins <= 65536; bins *= 7) {
+        struct pb_bucket b = range_bucket(PB_I32, i32, 4, bins);
+        assert_int_equal(pb_bucket_i32(&b, i32[0]), 0);
+        assert_int_equal(pb_bucket_i32(&b, i32[3]), bins - 1 - (bins > 1 ? 0 : 0));
+        assert_true(pb_bucket_i32(&b, -5) <= pb_bucket_i32(&b, 0));
+        b = range_bucket(PB_U64, u64, 3, bins);
+        assert_int_equal(pb_bucket_u64(&b, 0), 0);
+        assert_int_equal(pb_bucket_u64(&b, UINT64_MAX), bins - 1);
+        assert_int_equal(pb_bucket_u64(&b, 1ull << 63), bins / 2);
+        b = range_bucket(PB_F32, f32, 3, bins);
+        assert_int_equal(pb_bucket_f32(&b, -1.0f), 0);
+        assert_int_equal(pb_bucket_f32(&b, 3.0f), bins - 1);
+        assert_int_equal(pb_bucket_f32(&b, 0.5f), (uint32_t)(1.5 / 4.0 * bins));
+    }
+}
+
+/* More bins than distinct values: each value its own bin, in order, none past the end. */
+static void more_bins_than_values(void **state) {
+    (void)state;
+    uint32_t keys[] = {7, 8, 9, 10};
+    struct pb_bucket b = range_bucket(PB_U32, keys, 4, 1000);
+    uint32_t last = 0;
+    for (int i = 0; i < 4; i++) {
+        uint32_t bin = pb_bucket_u32(&b, keys[i]);
+        assert_true(bin < 1000);
+        assert_true(i == 0 || bin > last);
+        last = bin;
+    }
+    assert_int_equal(pb_bucket_u32(&b, 7), 0);
+    assert_int_equal(pb_bucket_u32(&b, 10), 750);
+    /* all keys equal: everything in bin 0 */
+    uint32_t same[] = {3, 3, 3};
+    b = range_bucket(PB_U32, same, 3, 5);
+    assert_int_equal(pb_bucket_u32(&b, 3), 0);
+}
+
+static void modulo_uses_the_key_bits(void **state) {
+    (void)state;
+    struct pb_key_range unused = {0};
+    struct pb_bucket b;
+    pb_bucket_make(PB_BUCKET_MODULO, PB_I32, 100, &unused, &b);
+    assert_int_equal(pb_bucket_i32(&b, 1234), 34);
+    assert_int_equal(pb_bucket_i32(&b, -1), 4294967295u % 100);
+    pb_bucket_make(PB_BUCKET_MODULO, PB_F32, 1000, &unused, &b);
+    float one = 1.0f;
+    uint32_t bits;
+    memcpy(&bits, &one, 4);
+    assert_int_equal(pb_bucket_f32(&b, 1.0f), bits % 1000);
+}
+
+static void set_case(struct pb_case *c, int64_t n, const char *dtype, const char *dist, const char *values,
+                     const char *bucket, int64_t bins) {
+    case_init(c, multisplit(), 5);
+    case_set_int(c, "n", n);
+    case_set_choice(c, "dtype", dtype);
+    case_set_choice(c, "distribution", dist);
+    case_set_choice(c, "values", values);
+    case_set_choice(c, "bucket", bucket);
+    case_set_int(c, "bins", bins);
+}
+
+/* The reference is a stable counting sort: checked by hand on a small input. */
+static void reference_is_a_stable_counting_sort(void **state) {
+    (void)state;
+    uint32_t keys[] = {9, 1, 5, 1, 9, 0, 5};
+    uint32_t values[] = {0, 1, 2, 3, 4, 5, 6};
+    struct pb_multisplit_extra x = {.pairs = true, .host_values = values};
+    pb_key_range_of(PB_U32, keys, 7, &x.range);
+    struct pb_input in = {.n = 7, .dtype = PB_U32, .host = keys, .extra = &x};
+    struct pb_case c;
+    set_case(&c, 7, "u32", "uniform", "u32", "range", 3); /* bins of width 10/3: 0-3, 4-6, 7-9 */
+    size_t bytes = multisplit()->output_bytes(&c);
+    char *out = malloc(bytes);
+    assert_int_equal(multisplit()->reference(&c, &in, out), 0);
+    struct pb_multisplit_layout l;
+    pb_multisplit_layout(7, 3, 4, true, &l);
+    const uint32_t want_offsets[] = {0, 3, 5}, want_keys[] = {1, 1, 0, 5, 5, 9, 9},
+                   want_values[] = {1, 3, 5, 2, 6, 0, 4};
+    assert_memory_equal(out + l.offsets, want_offsets, sizeof want_offsets);
+    assert_memory_equal(out + l.keys, want_keys, sizeof want_keys);
+    assert_memory_equal(out + l.values, want_values, sizeof want_values);
+    char why[256];
+    char *wrong = malloc(bytes);
+    memcpy(wrong, out, bytes);
+    assert_int_equal(multisplit()->verify(&c, &in, out, wrong, why, sizeof why), 0);
+    /* swapping two equal keys' values breaks stability, and the verifier says where */
+    ((uint32_t *)(wrong + l.values))[0] = 3;
+    ((uint32_t *)(wrong + l.values))[1] = 1;
+    assert_int_equal(multisplit()->verify(&c, &in, out, wrong, why, sizeof why), 1);
+    assert_non_null(strstr(why, "position 0"));
+    free(out);
+    free(wrong);
+}
+
+/* The CPU backend against the reference on the edge cases. */
+static void cpu_backend_edge_cases(void **state) {
+    (void)state;
+    const struct {
+        int64_t n;
+        const char *dtype, *dist, *values, *bucket;
+        int64_t bins;
+    } cases[] = {
+        {1, "u32", "uniform", "none", "range", 256},          {1000, "u32", "uniform", "u32", "range", 1},
+        {100, "u32", "uniform", "u32", "range", 65536},       {10000, "i32", "all-equal", "u32", "range", 40},
+        {10000, "f32", "skewed", "u32", "range", 361},        {9999, "u64", "uniform", "u32", "modulo", 3000},
+        {50001, "i32", "few-unique", "u32", "modulo", 100},   {50001, "u32", "zipf", "none", "range", 12288},
+        {70000, "f32", "normal", "u32", "modulo", 255},       {70000, "u64", "sorted", "none", "range", 4096},
+    };
+    const struct pb_backend *cpu = pb_registry_find_backend("multisplit/cpu");
+    for (size_t i = 0; i < COUNT(cases); i++) {
+        struct pb_case c;
+        set_case(&c, cases[i].n, cases[i].dtype, cases[i].dist, cases[i].values, cases[i].bucket, cases[i].bins);
+        char why[256] = "";
+        if (check_backend(cpu, &c, why, sizeof why) != 0) fail_msg("case %zu: %s", i, why);
+    }
+}
+
+int main(void) {
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(range_bins_are_equal_width),
+        cmocka_unit_test(range_ends),
+        cmocka_unit_test(more_bins_than_values),
+        cmocka_unit_test(modulo_uses_the_key_bits),
+        cmocka_unit_test(reference_is_a_stable_counting_sort),
+        cmocka_unit_test(cpu_backend_edge_cases),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
