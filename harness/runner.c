@@ -100,7 +100,7 @@ static size_t case_device_bytes(const struct experiment *x, const struct pb_case
     return 0;
 }
 
-/* The skip reason for a row that would not fit (or did not: an allocation failed). */
+/* Whether a row of case c fits in the free device memory; when not, why says so. */
 static bool memory_fits(const struct experiment *x, const struct pb_case *c, char *why,
                         size_t why_len) {
     size_t free_bytes = 0, total = 0;

@@ -82,11 +82,11 @@ count_kernel(const T *__restrict__ keys, uint64_t n, uint64_t span, pb_bucket bu
 cudaError_t scan_counts(uint32_t *counts, int tiles, uint32_t bins, uint32_t *totals,
                         uint32_t *offsets, cudaStream_t stream);
 
-/* Dynamic shared memory past 48 KB must be asked for per kernel. */
+/* Static plus dynamic shared memory past 48 KB must be asked for per kernel; asking
+ * every time is cheap and right whatever the kernel's static part. */
 template <class K>
-cudaError_t allow_smem(K kernel, size_t bytes) {
-    if (bytes <= 48 * 1024) return cudaSuccess;
-    return cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)bytes);
+cudaError_t allow_smem(K kernel, size_t dynamic_bytes) {
+    return cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)dynamic_bytes);
 }
 
 inline int device_smem_optin() {
