@@ -20,7 +20,7 @@ static const char usage[] =
     "results/NAME.csv) row by row, with NAME.csv.meta.json beside it. GPU backends are\n"
     "skipped, with the reason, where there is no GPU or too little free device memory.\n"
     "\n"
-    "  --force          overwrite an existing output file\n"
+    "  --force          overwrite an existing output file, and run a sweep over 1000000 cases\n"
     "  --resume         continue an existing output written by the same config: rows it\n"
     "                   holds are skipped, new rows appended (exit 2 if the config differs)\n"
     "  --output PATH    write to PATH instead of the config's output\n"

@@ -12,7 +12,7 @@ static const char usage[] =
     "\n"
     "commands:\n"
     "  run CONFIG       run an experiment, write CSV + metadata, print a summary\n"
-    "  validate CONFIG  check a config without running it\n"
+    "  validate [--force] CONFIG  check a config without running it\n"
     "  list             primitives, backends, their axes and valid ranges\n"
     "  info             devices and the copy-probe bandwidth bound\n"
     "  compare A B      compare two result CSVs row by row; exit 1 on a slowdown\n"

@@ -1,6 +1,6 @@
 /* multisplit/auto: our design for any bin count (1..65536), stable.
  *
- * Each block owns one contiguous slice of the input (a few per SM, so the per-block count
+ * Each block owns one contiguous slice of the input (four per SM, so the per-block count
  * rows stay small whatever the bin count) and walks it in chunks of kChunk keys:
  *   1. count_kernel: the slice's bin counts (one read of the keys);
  *   2. scan_counts: where each block's keys of each bin go;
@@ -20,7 +20,9 @@
 namespace pb_ms {
 namespace {
 
-constexpr int kThreads = 512;
+/* 256 threads x 16 keys: at about 128 registers a thread, two blocks fit on an SM, so
+ * one block's barriers overlap the other's loads and sorting. */
+constexpr int kThreads = 256;
 constexpr int kItems = 16;
 constexpr int kChunk = kThreads * kItems;
 /* Bins counted per count_kernel launch: a u32 counter each in shared memory. */
@@ -49,7 +51,7 @@ struct Max {
 /* kSmemRuns: the running write position of every bin sits in shared memory; otherwise in
  * the block's own row of `counts` in global memory (bins too many for shared memory). */
 template <class T, bool kPairs, bool kSmemRuns>
-__global__ void __launch_bounds__(kThreads, 1)
+__global__ void __launch_bounds__(kThreads, 2)
 scatter_kernel(const T *__restrict__ keys, const uint32_t *__restrict__ values, uint64_t n,
                uint64_t span, pb_bucket bucket, int bits, const uint32_t *__restrict__ offsets,
                uint32_t *__restrict__ counts, T *__restrict__ out_keys,
@@ -139,14 +141,16 @@ template <class T>
 Plan make_plan(const pb_multisplit_args *a) {
     Plan p;
     const uint64_t chunks = (a->n + kChunk - 1) / kChunk;
-    /* Two slices per SM: the count rows stay at most 2 x SMs x bins words. */
-    const uint64_t slices = 2ull * (uint64_t)device_sms();
+    /* Four slices per SM (two resident at a time): the count rows stay at most 4 x SMs
+     * x bins words. */
+    const uint64_t slices = 4ull * (uint64_t)device_sms();
     p.blocks = (int)(chunks < slices ? chunks : slices);
     if (p.blocks < 1) p.blocks = 1;
     p.span = (chunks + p.blocks - 1) / p.blocks * kChunk;
     const bool pairs = a->values != nullptr;
     size_t base = kChunk * sizeof(T) + (pairs ? kChunk * sizeof(uint32_t) : 0);
-    size_t limit = (size_t)device_smem_optin() - sizeof(ChunkStorage) - 1024;
+    /* Leave room for two blocks on an SM when the bins allow it. */
+    size_t limit = (size_t)device_smem_optin() / 2 - sizeof(ChunkStorage) - 1024;
     p.smem_runs = base + (size_t)a->bucket.bins * sizeof(uint32_t) <= limit;
     p.scatter_smem = base + (p.smem_runs ? (size_t)a->bucket.bins * sizeof(uint32_t) : 0);
     return p;

@@ -70,9 +70,9 @@ struct cpu_state {
     }
 
 CPU_REDUCE_FOR(uint32_t, uint64_t, 0)
-CPU_REDUCE_FOR(int32_t, int64_t, 0)
+CPU_REDUCE_FOR(int32_t, uint64_t, 0) /* integer sums wrap: unsigned arithmetic */
 CPU_REDUCE_FOR(uint64_t, uint64_t, 0)
-CPU_REDUCE_FOR(int64_t, int64_t, 0)
+CPU_REDUCE_FOR(int64_t, uint64_t, 0)
 CPU_REDUCE_FOR(float, float, 1)
 CPU_REDUCE_FOR(double, double, 1)
 
