@@ -15,7 +15,7 @@ static const char *const status_names[] = {"ok", "wrong", "skipped", "error", "t
 
 const char *pb_status_name(enum pb_status s) { return status_names[s]; }
 
-static const char *const fixed_columns[] = {
+const char *const pb_result_columns[] = {
     "primitive",
     "backend",
     "target",
@@ -41,15 +41,16 @@ static const char *const fixed_columns[] = {
     "wall_ms",
     "between_reps_us",
 };
-#define FIXED_COUNT ((int)(sizeof fixed_columns / sizeof fixed_columns[0]))
-_Static_assert(PB_MAX_AXES + sizeof fixed_columns / sizeof fixed_columns[0] <=
+#define FIXED_COUNT ((int)(sizeof pb_result_columns / sizeof pb_result_columns[0]))
+const int pb_result_column_count = FIXED_COUNT;
+_Static_assert(PB_MAX_AXES + sizeof pb_result_columns / sizeof pb_result_columns[0] <=
                    PB_RESULTS_MAX_FIELDS,
                "PB_RESULTS_MAX_FIELDS must hold every axis and fixed column");
 
 int pb_results_header_fields(const struct pb_primitive *p, const char **names) {
     int n = 0;
     for (int i = 0; i < p->naxes; i++) names[n++] = p->axes[i].name;
-    for (int i = 0; i < FIXED_COUNT; i++) names[n++] = fixed_columns[i];
+    for (int i = 0; i < FIXED_COUNT; i++) names[n++] = pb_result_columns[i];
     return n;
 }
 
@@ -110,21 +111,21 @@ void pb_results_row_fields(const struct pb_row *row, struct pb_row_fields *o) {
         o->text[o->count] = pb_results_axis_text(c, i, o->buf[o->count], sizeof o->buf[o->count]);
         o->is_number[o->count++] = c->axes[i].kind == PB_AXIS_INT;
     }
-    int f = 0; /* index into fixed_columns, which the order below follows */
-    add_text(o, fixed_columns[f++], row->backend->primitive);
-    add_text(o, fixed_columns[f++], row->backend->name);
-    add_text(o, fixed_columns[f++], row->backend->target == PB_TARGET_GPU ? "gpu" : "cpu");
+    int f = 0; /* index into pb_result_columns, which the order below follows */
+    add_text(o, pb_result_columns[f++], row->backend->primitive);
+    add_text(o, pb_result_columns[f++], row->backend->name);
+    add_text(o, pb_result_columns[f++], row->backend->target == PB_TARGET_GPU ? "gpu" : "cpu");
     if (row->device >= 0)
-        add_int(o, fixed_columns[f++], row->device);
+        add_int(o, pb_result_columns[f++], row->device);
     else if (row->device == -1)
-        add_text(o, fixed_columns[f++], "cpu");
+        add_text(o, pb_result_columns[f++], "cpu");
     else /* a GPU row without a GPU: no device at all */
-        add_number(o, fixed_columns[f++], NAN);
-    add_text(o, fixed_columns[f++], pb_status_name(row->status));
-    add_text(o, fixed_columns[f++], row->reason);
+        add_number(o, pb_result_columns[f++], NAN);
+    add_text(o, pb_result_columns[f++], pb_status_name(row->status));
+    add_text(o, pb_result_columns[f++], row->reason);
     /* Only an ok row has a time: a wrong, skipped, error or timeout row never reports one. */
     bool timed = row->status == PB_STATUS_OK;
-    add_int(o, fixed_columns[f++], timed ? row->time_ms.count : 0);
+    add_int(o, pb_result_columns[f++], timed ? row->time_ms.count : 0);
     struct pb_rates r = {0};
     const struct pb_summary *t = &row->time_ms;
     if (timed) pb_row_rates(row, &r);
@@ -132,10 +133,10 @@ void pb_results_row_fields(const struct pb_row *row, struct pb_row_fields *o) {
                        t->min,         t->max,       r.gelem_per_s, r.gelem_low,     r.gelem_high,
                        r.gbytes_per_s, r.gbytes_low, r.gbytes_high, r.bound_fraction};
     for (size_t i = 0; i < sizeof values / sizeof values[0]; i++)
-        add_number(o, fixed_columns[f++], timed ? values[i] : NAN);
-    add_number(o, fixed_columns[f++], row->setup_ms);
-    add_number(o, fixed_columns[f++], row->wall_ms);
-    add_number(o, fixed_columns[f++], timed ? row->between_reps_us : NAN);
+        add_number(o, pb_result_columns[f++], timed ? values[i] : NAN);
+    add_number(o, pb_result_columns[f++], row->setup_ms);
+    add_number(o, pb_result_columns[f++], row->wall_ms);
+    add_number(o, pb_result_columns[f++], timed ? row->between_reps_us : NAN);
 }
 
 int pb_results_write_row(FILE *f, const struct pb_row *row) {

@@ -58,6 +58,9 @@ const char *pb_results_axis_text(const struct pb_case *c, int axis, char *buf, s
 
 /* Header: one column per axis of the primitive, then the fixed columns. */
 int pb_results_write_header(FILE *f, const struct pb_primitive *p);
+/* The fixed columns after the axes, in order; from `reps` on they are numbers. */
+extern const char *const pb_result_columns[];
+extern const int pb_result_column_count;
 int pb_results_write_row(FILE *f, const struct pb_row *row);
 /* One JSON object and a newline, written with one fwrite and flushed, like a CSV row. */
 int pb_results_write_json_row(FILE *f, const struct pb_row *row);

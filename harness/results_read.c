@@ -9,35 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* The fixed columns harness/results.c writes after the axes (keep the two lists in step);
- * from `reps` on they are numbers. */
-static const char *const fixed_columns[] = {
-    "primitive",
-    "backend",
-    "target",
-    "device",
-    "status",
-    "reason",
-    "reps",
-    "mean_ms",
-    "stddev_ms",
-    "ci95_low_ms",
-    "ci95_high_ms",
-    "median_ms",
-    "min_ms",
-    "max_ms",
-    "gelem_per_s",
-    "gelem_per_s_ci_low",
-    "gelem_per_s_ci_high",
-    "gbytes_per_s",
-    "gbytes_per_s_ci_low",
-    "gbytes_per_s_ci_high",
-    "bound_fraction",
-    "setup_ms",
-    "wall_ms",
-    "between_reps_us",
-};
-#define FIXED_COUNT   ((int)(sizeof fixed_columns / sizeof fixed_columns[0]))
+#include "results.h"
+
 #define FIRST_NUMERIC 6
 
 static const char *const statuses[] = {"ok", "wrong", "skipped", "error", "timeout"};
@@ -129,14 +102,14 @@ static int check_header(struct pb_results_table *t, char *err, size_t err_len) {
             if (strcmp(h->fields[i], h->fields[j]) == 0)
                 return fail(err, err_len, "%s: line 1: column '%s' appears twice", t->path,
                             h->fields[i]);
-    for (int i = 0; i < FIXED_COUNT; i++)
-        if (pb_results_table_column(t, fixed_columns[i]) < 0)
+    for (int i = 0; i < pb_result_column_count; i++)
+        if (pb_results_table_column(t, pb_result_columns[i]) < 0)
             return fail(err, err_len, "%s: not a primbench CSV: the header has no '%s' column",
-                        t->path, fixed_columns[i]);
+                        t->path, pb_result_columns[i]);
     t->naxes = pb_results_table_column(t, "primitive");
     for (int i = 0; i < t->naxes; i++)
-        for (int j = 1; j < FIXED_COUNT; j++)
-            if (strcmp(h->fields[i], fixed_columns[j]) == 0)
+        for (int j = 1; j < pb_result_column_count; j++)
+            if (strcmp(h->fields[i], pb_result_columns[j]) == 0)
                 return fail(err, err_len,
                             "%s: not a primbench CSV: '%s' comes before 'primitive', where the "
                             "axes go",
@@ -162,12 +135,12 @@ static int check_row(const struct pb_results_table *t, const struct pb_csv_recor
     if (!known)
         return fail(err, err_len, "%s: line %d: status: '%s' is not a status", t->path, line,
                     status);
-    for (int i = FIRST_NUMERIC; i < FIXED_COUNT; i++) {
-        int col = pb_results_table_column(t, fixed_columns[i]);
+    for (int i = FIRST_NUMERIC; i < pb_result_column_count; i++) {
+        int col = pb_results_table_column(t, pb_result_columns[i]);
         double v;
         if (rec->fields[col][0] && !pb_parse_number(rec->fields[col], &v))
             return fail(err, err_len, "%s: line %d: %s: '%s' is not a number", t->path, line,
-                        fixed_columns[i], rec->fields[col]);
+                        pb_result_columns[i], rec->fields[col]);
     }
     if (strcmp(status, "ok") == 0) {
         double reps, mean;

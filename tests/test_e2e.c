@@ -15,23 +15,14 @@
 #include <unistd.h>
 
 #include <cmocka.h>
+
+#include "shell.h"
 #include <cuda_runtime_api.h>
 
 #include "csv.h"
 
 static const char *bench, *smoke_config, *nvtx_recorder;
 static char work_dir[256];
-
-/* Runs a shell command; returns its exit code. */
-static int run(const char *fmt, ...) {
-    char cmd[4096];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(cmd, sizeof cmd, fmt, ap);
-    va_end(ap);
-    int status = system(cmd);
-    return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-}
 
 static bool have_gpu(void) {
     int count = 0;
@@ -50,7 +41,7 @@ static void smoke_run_writes_verified_rows(void **state) {
     char out[512], meta[600];
     snprintf(out, sizeof out, "%s/smoke.csv", work_dir);
     snprintf(meta, sizeof meta, "%s.meta.json", out);
-    assert_int_equal(run("'%s' run --no-progress --output '%s' '%s' > '%s/summary.md'", bench, out,
+    assert_int_equal(run_shell("'%s' run --no-progress --output '%s' '%s' > '%s/summary.md'", bench, out,
                          smoke_config, work_dir),
                      0);
     FILE *f = fopen(out, "r");
@@ -101,8 +92,8 @@ static void smoke_run_writes_verified_rows(void **state) {
     assert_int_equal(cpu_ok, 72);
     assert_int_equal(gpu_rows, 144);
     assert_int_equal(
-        run("grep -q '\"config_hash\"' '%s' && grep -q '\"git_commit\"' '%s'", meta, meta), 0);
-    assert_int_equal(run("grep -q '| reduce/cpu | ok |' '%s/summary.md'", work_dir), 0);
+        run_shell("grep -q '\"config_hash\"' '%s' && grep -q '\"git_commit\"' '%s'", meta, meta), 0);
+    assert_int_equal(run_shell("grep -q '| reduce/cpu | ok |' '%s/summary.md'", work_dir), 0);
 }
 
 static void existing_output_is_not_overwritten_without_force(void **state) {
@@ -113,8 +104,8 @@ static void existing_output_is_not_overwritten_without_force(void **state) {
     fputs("precious\n", f);
     fclose(f);
     assert_int_equal(
-        run("'%s' run --no-progress --output '%s' '%s' 2>/dev/null", bench, out, smoke_config), 2);
-    assert_int_equal(run("grep -qx precious '%s'", out), 0);
+        run_shell("'%s' run --no-progress --output '%s' '%s' 2>/dev/null", bench, out, smoke_config), 2);
+    assert_int_equal(run_shell("grep -qx precious '%s'", out), 0);
 }
 
 static void bad_config_exits_2_and_writes_nothing(void **state) {
@@ -125,16 +116,16 @@ static void bad_config_exits_2_and_writes_nothing(void **state) {
     FILE *f = fopen(cfg, "w");
     fputs("{\"primitive\": \"reduc\", \"sweep\": {\"n\": [-5]}}", f);
     fclose(f);
-    assert_int_equal(run("'%s' run --output '%s' '%s' 2>'%s/err.txt'", bench, out, cfg, work_dir),
+    assert_int_equal(run_shell("'%s' run --output '%s' '%s' 2>'%s/err.txt'", bench, out, cfg, work_dir),
                      2);
     assert_int_equal(
-        run("grep -q 'bad.json: primitive: .*did you mean .reduce.' '%s/err.txt'", work_dir), 0);
-    assert_int_equal(run("'%s' validate '%s' 2>/dev/null", bench, cfg), 2);
+        run_shell("grep -q 'bad.json: primitive: .*did you mean .reduce.' '%s/err.txt'", work_dir), 0);
+    assert_int_equal(run_shell("'%s' validate '%s' 2>/dev/null", bench, cfg), 2);
     struct stat st;
     assert_int_not_equal(stat(out, &st), 0);
-    assert_int_equal(run("'%s' validate '%s' >/dev/null", bench, smoke_config), 0);
-    assert_int_equal(run("'%s' frobnicate 2>/dev/null", bench), 2);
-    assert_int_equal(run("'%s' list | grep -q 'reduce/butterfly'", bench), 0);
+    assert_int_equal(run_shell("'%s' validate '%s' >/dev/null", bench, smoke_config), 0);
+    assert_int_equal(run_shell("'%s' frobnicate 2>/dev/null", bench), 2);
+    assert_int_equal(run_shell("'%s' list | grep -q 'reduce/butterfly'", bench), 0);
 }
 
 /* The ranges Nsight would show: one per case and backend, one per repetition, setup and
@@ -144,7 +135,7 @@ static void nvtx_ranges_name_every_case(void **state) {
     char out[512], log[512];
     snprintf(out, sizeof out, "%s/nvtx.csv", work_dir);
     snprintf(log, sizeof log, "%s/nvtx.log", work_dir);
-    assert_int_equal(run("NVTX_INJECTION64_PATH='%s' PB_NVTX_LOG='%s' '%s' run --no-progress "
+    assert_int_equal(run_shell("NVTX_INJECTION64_PATH='%s' PB_NVTX_LOG='%s' '%s' run --no-progress "
                          "--output '%s' '%s' >/dev/null",
                          nvtx_recorder, log, bench, out, smoke_config),
                      0);
@@ -196,6 +187,6 @@ int main(int argc, char **argv) {
         cmocka_unit_test(nvtx_ranges_name_every_case),
     };
     int failed = cmocka_run_group_tests(tests, NULL, NULL);
-    if (!failed) run("rm -rf '%s'", work_dir);
+    if (!failed) run_shell("rm -rf '%s'", work_dir);
     return failed;
 }

@@ -19,18 +19,10 @@
 
 #include <cmocka.h>
 
+#include "shell.h"
+
 static char bench[1024], hostile_dir[1024], work_dir[256];
 static int tried; /* hostile inputs run through the binary */
-
-static int run(const char *fmt, ...) {
-    char cmd[8192];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(cmd, sizeof cmd, fmt, ap);
-    va_end(ap);
-    int status = system(cmd);
-    return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-}
 
 static char *slurp(const char *path, size_t *len) {
     FILE *f = fopen(path, "rb");
@@ -121,13 +113,13 @@ static void expect_rejected_n(const char *path, int nlines, const char *const *e
     tried++;
 
     /* timeout: a FIFO or device must be refused, not waited on */
-    assert_int_equal(run("timeout 60 '%s' validate '%s' >'%s' 2>'%s'", bench, path, out, err), 2);
+    assert_int_equal(run_shell("timeout 60 '%s' validate '%s' >'%s' 2>'%s'", bench, path, out, err), 2);
     check_messages(path, err, nlines, expect);
     size_t len;
     free(slurp(out, &len));
     assert_int_equal(len, 0);
 
-    assert_int_equal(run("timeout 60 '%s' run --no-progress --output '%s' '%s' >'%s' 2>'%s'", bench,
+    assert_int_equal(run_shell("timeout 60 '%s' run --no-progress --output '%s' '%s' >'%s' 2>'%s'", bench,
                          csv, path, out, err),
                      2);
     check_messages(path, err, nlines, expect);
@@ -144,7 +136,7 @@ static void expect_rejected_n(const char *path, int nlines, const char *const *e
     /* --force allows overwriting, but a bad config still leaves the file as it was. */
     struct stat before, after;
     assert_int_equal(stat(kept, &before), 0);
-    assert_int_equal(run("timeout 60 '%s' run --force --no-progress --output '%s' '%s' >'%s' "
+    assert_int_equal(run_shell("timeout 60 '%s' run --force --no-progress --output '%s' '%s' >'%s' "
                          "2>'%s'",
                          bench, kept, path, out, err),
                      2);
@@ -280,7 +272,7 @@ static void huge_sweep(void **state) {
                                   "use --force to run it anyway)"};
     expect_rejected_n(path, 1, expect, false);
     snprintf(out, sizeof out, "%s/stdout", work_dir);
-    assert_int_equal(run("'%s' validate --force '%s' >'%s'", bench, path, out), 0);
+    assert_int_equal(run_shell("'%s' validate --force '%s' >'%s'", bench, path, out), 0);
     char *text = slurp(out, NULL);
     assert_non_null(
         strstr(text, ": ok: primitive reduce, 3 backends, 1200000 cases, 3600000 rows"));
@@ -398,6 +390,6 @@ int main(int argc, char **argv) {
     };
     int failed = cmocka_run_group_tests(tests, NULL, NULL);
     printf("hostile inputs tried: %d\n", tried);
-    if (chdir("/") == 0 && !failed) run("rm -rf '%s'", work_dir);
+    if (chdir("/") == 0 && !failed) run_shell("rm -rf '%s'", work_dir);
     return failed;
 }

@@ -20,22 +20,14 @@
 #include <cjson/cJSON.h>
 #include <cmocka.h>
 
+#include "shell.h"
+
 #include "csv.h"
 
 #define SLOW_ROWS 32 /* 4 n x 2 dtypes x 4 ops, one backend */
 
 static const char *bench, *slow_config, *smoke_config;
 static char work_dir[256];
-
-static int run(const char *fmt, ...) {
-    char cmd[8192];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(cmd, sizeof cmd, fmt, ap);
-    va_end(ap);
-    int status = system(cmd);
-    return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-}
 
 /* Starts `bench run --no-progress [format...] --output OUT CONFIG` with stderr to
  * err_path, sends sig after delay_s, and returns the exit code. */
@@ -129,9 +121,9 @@ static void sigint_keeps_complete_rows_and_resume_finishes(void **state) {
     int rows = complete_rows(out);
     assert_true(rows < SLOW_ROWS);
     resume_line(err, cmd, sizeof cmd);
-    assert_int_equal(run("grep -q 'interrupted by SIGINT' '%s'", err), 0);
+    assert_int_equal(run_shell("grep -q 'interrupted by SIGINT' '%s'", err), 0);
     /* The printed command itself, through the shell, finishes the sweep. */
-    assert_int_equal(run("%s >/dev/null 2>'%s/resume.txt'", cmd, work_dir), 0);
+    assert_int_equal(run_shell("%s >/dev/null 2>'%s/resume.txt'", cmd, work_dir), 0);
     assert_int_equal(complete_rows(out), SLOW_ROWS);
     char meta[600];
     snprintf(meta, sizeof meta, "%s.meta.json", out);
@@ -145,7 +137,7 @@ static void sigint_keeps_complete_rows_and_resume_finishes(void **state) {
     cJSON_Delete(m);
     /* A second resume has nothing left to do and changes nothing. */
     char *before = slurp(out);
-    assert_int_equal(run("%s >/dev/null 2>&1", cmd), 0);
+    assert_int_equal(run_shell("%s >/dev/null 2>&1", cmd), 0);
     char *after = slurp(out);
     assert_string_equal(before, after);
     free(before);
@@ -158,27 +150,27 @@ static void resume_refuses_another_config(void **state) {
     snprintf(out, sizeof out, "%s/refused.csv", work_dir);
     snprintf(cfg, sizeof cfg, "%s/changed.json", work_dir);
     assert_int_equal(
-        run("'%s' run --no-progress --time-limit 1e-6 --output '%s' '%s' >/dev/null 2>&1", bench,
+        run_shell("'%s' run --no-progress --time-limit 1e-6 --output '%s' '%s' >/dev/null 2>&1", bench,
             out, slow_config),
         1);
-    assert_int_equal(run("sed 's/\"warmup\": 1/\"warmup\": 2/' '%s' > '%s'", slow_config, cfg), 0);
+    assert_int_equal(run_shell("sed 's/\"warmup\": 1/\"warmup\": 2/' '%s' > '%s'", slow_config, cfg), 0);
     char *before = slurp(out);
-    assert_int_equal(run("'%s' run --no-progress --resume --output '%s' '%s' 2>'%s/refused.txt'",
+    assert_int_equal(run_shell("'%s' run --no-progress --resume --output '%s' '%s' 2>'%s/refused.txt'",
                          bench, out, cfg, work_dir),
                      2);
     assert_int_equal(
-        run("grep -q 'meta.json: config_hash: .*different config' '%s/refused.txt'", work_dir), 0);
+        run_shell("grep -q 'meta.json: config_hash: .*different config' '%s/refused.txt'", work_dir), 0);
     char *after = slurp(out);
     assert_string_equal(before, after);
     free(before);
     free(after);
     /* Not a primbench CSV: refused, untouched. */
-    assert_int_equal(run("printf 'precious\\n' > '%s'", out), 0);
-    assert_int_equal(run("'%s' run --no-progress --resume --output '%s' '%s' 2>/dev/null", bench,
+    assert_int_equal(run_shell("printf 'precious\\n' > '%s'", out), 0);
+    assert_int_equal(run_shell("'%s' run --no-progress --resume --output '%s' '%s' 2>/dev/null", bench,
                          out, slow_config),
                      2);
-    assert_int_equal(run("grep -qx precious '%s'", out), 0);
-    assert_int_equal(run("'%s' run --force --resume '%s' 2>/dev/null", bench, slow_config), 2);
+    assert_int_equal(run_shell("grep -qx precious '%s'", out), 0);
+    assert_int_equal(run_shell("'%s' run --force --resume '%s' 2>/dev/null", bench, slow_config), 2);
 }
 
 /* Each line of a JSON Lines output as a cJSON object, asserted; returns the count. */
@@ -202,13 +194,13 @@ static void sigterm_on_json_then_resume(void **state) {
     snprintf(out, sizeof out, "%s/slow.jsonl", work_dir);
     snprintf(err, sizeof err, "%s/sigterm.txt", work_dir);
     assert_int_equal(run_and_signal(out, "json", slow_config, err, SIGTERM, 1.0), 143);
-    assert_int_equal(run("grep -q 'interrupted by SIGTERM' '%s'", err), 0);
+    assert_int_equal(run_shell("grep -q 'interrupted by SIGTERM' '%s'", err), 0);
     resume_line(err, cmd, sizeof cmd);
     cJSON *rows[64];
     int before = json_rows(out, rows, 64);
     for (int i = 0; i < before; i++) cJSON_Delete(rows[i]);
     assert_true(before < SLOW_ROWS);
-    assert_int_equal(run("%s >/dev/null 2>/dev/null", cmd), 0);
+    assert_int_equal(run_shell("%s >/dev/null 2>/dev/null", cmd), 0);
     int n = json_rows(out, rows, 64);
     assert_int_equal(n, SLOW_ROWS);
     for (int i = 0; i < n; i++) {
@@ -232,9 +224,9 @@ static void json_lines_hold_the_csv_rows(void **state) {
     snprintf(csv, sizeof csv, "%s/smoke.csv", work_dir);
     snprintf(json, sizeof json, "%s/smoke.jsonl", work_dir);
     assert_int_equal(
-        run("'%s' run --no-progress --output '%s' '%s' >/dev/null 2>&1", bench, csv, smoke_config),
+        run_shell("'%s' run --no-progress --output '%s' '%s' >/dev/null 2>&1", bench, csv, smoke_config),
         0);
-    assert_int_equal(run("'%s' run --no-progress --format json --output '%s' '%s' >/dev/null 2>&1",
+    assert_int_equal(run_shell("'%s' run --no-progress --format json --output '%s' '%s' >/dev/null 2>&1",
                          bench, json, smoke_config),
                      0);
     static cJSON *rows[512];
@@ -282,12 +274,12 @@ static void cpu_time_limit_marks_timeout(void **state) {
     char out[512];
     snprintf(out, sizeof out, "%s/timeout.csv", work_dir);
     assert_int_equal(
-        run("'%s' run --no-progress --time-limit 1e-6 --output '%s' '%s' >/dev/null 2>&1", bench,
+        run_shell("'%s' run --no-progress --time-limit 1e-6 --output '%s' '%s' >/dev/null 2>&1", bench,
             out, slow_config),
         1);
     assert_int_equal(complete_rows(out), SLOW_ROWS);
     assert_int_equal(
-        run("test $(grep -c ',timeout,.*time limit of 1e-06 s.*,0,,' '%s') -eq %d", out, SLOW_ROWS),
+        run_shell("test $(grep -c ',timeout,.*time limit of 1e-06 s.*,0,,' '%s') -eq %d", out, SLOW_ROWS),
         0);
 }
 
@@ -295,7 +287,7 @@ static void profile_runs_each_case_once(void **state) {
     (void)state;
     char out[512];
     snprintf(out, sizeof out, "%s/profile.csv", work_dir);
-    assert_int_equal(run("'%s' run --no-progress --profile --output '%s' '%s' >/dev/null 2>&1",
+    assert_int_equal(run_shell("'%s' run --no-progress --profile --output '%s' '%s' >/dev/null 2>&1",
                          bench, out, smoke_config),
                      0);
     FILE *f = fopen(out, "rb");
@@ -317,7 +309,7 @@ static void profile_runs_each_case_once(void **state) {
     assert_true(ok >= 72);
     char meta[600];
     snprintf(meta, sizeof meta, "%s.meta.json", out);
-    assert_int_equal(run("grep -q '\"profile\":.*true' '%s'", meta), 0);
+    assert_int_equal(run_shell("grep -q '\"profile\":.*true' '%s'", meta), 0);
 }
 
 int main(int argc, char **argv) {
@@ -339,6 +331,6 @@ int main(int argc, char **argv) {
         cmocka_unit_test(profile_runs_each_case_once),
     };
     int failed = cmocka_run_group_tests(tests, NULL, NULL);
-    if (!failed) run("rm -rf '%s'", work_dir);
+    if (!failed) run_shell("rm -rf '%s'", work_dir);
     return failed;
 }

@@ -16,7 +16,9 @@
 
 #define COUNT(a) (sizeof(a) / sizeof((a)[0]))
 
-static const struct pb_primitive *multisplit(void) { return pb_registry_find_primitive("multisplit"); }
+static const struct pb_primitive *multisplit(void) {
+    return pb_registry_find_primitive("multisplit");
+}
 
 static struct pb_bucket range_bucket(enum pb_dtype t, const void *keys, uint64_t n, uint32_t bins) {
     struct pb_key_range r;
@@ -92,8 +94,8 @@ static void modulo_uses_the_key_bits(void **state) {
     assert_int_equal(pb_bucket_f32(&b, 1.0f), bits % 1000);
 }
 
-static void set_case(struct pb_case *c, int64_t n, const char *dtype, const char *dist, const char *values,
-                     const char *bucket, int64_t bins) {
+static void set_case(struct pb_case *c, int64_t n, const char *dtype, const char *dist,
+                     const char *values, const char *bucket, int64_t bins) {
     case_init(c, multisplit(), 5);
     case_set_int(c, "n", n);
     case_set_choice(c, "dtype", dtype);
@@ -144,16 +146,22 @@ static void cpu_backend_edge_cases(void **state) {
         const char *dtype, *dist, *values, *bucket;
         int64_t bins;
     } cases[] = {
-        {1, "u32", "uniform", "none", "range", 256},          {1000, "u32", "uniform", "u32", "range", 1},
-        {100, "u32", "uniform", "u32", "range", 65536},       {10000, "i32", "all-equal", "u32", "range", 40},
-        {10000, "f32", "skewed", "u32", "range", 361},        {9999, "u64", "uniform", "u32", "modulo", 3000},
-        {50001, "i32", "few-unique", "u32", "modulo", 100},   {50001, "u32", "zipf", "none", "range", 12288},
-        {70000, "f32", "normal", "u32", "modulo", 255},       {70000, "u64", "sorted", "none", "range", 4096},
+        {1, "u32", "uniform", "none", "range", 256},
+        {1000, "u32", "uniform", "u32", "range", 1},
+        {100, "u32", "uniform", "u32", "range", 65536},
+        {10000, "i32", "all-equal", "u32", "range", 40},
+        {10000, "f32", "skewed", "u32", "range", 361},
+        {9999, "u64", "uniform", "u32", "modulo", 3000},
+        {50001, "i32", "few-unique", "u32", "modulo", 100},
+        {50001, "u32", "zipf", "none", "range", 12288},
+        {70000, "f32", "normal", "u32", "modulo", 255},
+        {70000, "u64", "sorted", "none", "range", 4096},
     };
     const struct pb_backend *cpu = pb_registry_find_backend("multisplit/cpu");
     for (size_t i = 0; i < COUNT(cases); i++) {
         struct pb_case c;
-        set_case(&c, cases[i].n, cases[i].dtype, cases[i].dist, cases[i].values, cases[i].bucket, cases[i].bins);
+        set_case(&c, cases[i].n, cases[i].dtype, cases[i].dist, cases[i].values, cases[i].bucket,
+                 cases[i].bins);
         char why[256] = "";
         if (check_backend(cpu, &c, why, sizeof why) != 0) fail_msg("case %zu: %s", i, why);
     }

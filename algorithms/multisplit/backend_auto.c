@@ -11,7 +11,8 @@ static int auto_prepare(struct pb_run *r) { return pb_multisplit_gpu_prepare(r, 
 const struct pb_backend pb_backend_multisplit_auto = {
     .primitive = "multisplit",
     .name = "multisplit/auto",
-    .summary = "count, scan, then per 4K-key chunk a stable block sort by bin and coalesced runs; any bins",
+    .summary = "count, scan, then per 4K-key chunk a stable block sort by bin and coalesced runs; "
+               "any bins",
     .target = PB_TARGET_GPU,
     .supports = pb_multisplit_supports,
     .prepare = auto_prepare,

@@ -27,7 +27,8 @@ static int bpw_prepare(struct pb_run *r) { return pb_multisplit_gpu_prepare(r, &
 const struct pb_backend pb_backend_multisplit_bpw = {
     .primitive = "multisplit",
     .name = "multisplit/bpw",
-    .summary = "seed 001: per-warp slices, a 32-key shared-memory buffer per bin written by a whole warp",
+    .summary =
+        "seed 001: per-warp slices, a 32-key shared-memory buffer per bin written by a whole warp",
     .target = PB_TARGET_GPU,
     .supports = bpw_supports,
     .prepare = bpw_prepare,

@@ -21,7 +21,8 @@ static int large_prepare(struct pb_run *r) { return pb_multisplit_gpu_prepare(r,
 const struct pb_backend pb_backend_multisplit_large = {
     .primitive = "multisplit",
     .name = "multisplit/large",
-    .summary = "seed 001: per-warp slices, each key written straight to its place (up to 12288 bins)",
+    .summary =
+        "seed 001: per-warp slices, each key written straight to its place (up to 12288 bins)",
     .target = PB_TARGET_GPU,
     .supports = large_supports,
     .prepare = large_prepare,

@@ -69,10 +69,14 @@ PB_BUCKET_HD uint32_t pb_bucket_f32(const struct pb_bucket *b, float k) {
 /* The bin of keys[i] on the host, for any key type. */
 static inline uint32_t pb_bucket_at(const struct pb_bucket *b, const void *keys, uint64_t i) {
     switch (b->dtype) {
-    case PB_U32: return pb_bucket_u32(b, ((const uint32_t *)keys)[i]);
-    case PB_I32: return pb_bucket_i32(b, ((const int32_t *)keys)[i]);
-    case PB_U64: return pb_bucket_u64(b, ((const uint64_t *)keys)[i]);
-    default: return pb_bucket_f32(b, ((const float *)keys)[i]);
+    case PB_U32:
+        return pb_bucket_u32(b, ((const uint32_t *)keys)[i]);
+    case PB_I32:
+        return pb_bucket_i32(b, ((const int32_t *)keys)[i]);
+    case PB_U64:
+        return pb_bucket_u64(b, ((const uint64_t *)keys)[i]);
+    default:
+        return pb_bucket_f32(b, ((const float *)keys)[i]);
     }
 }
 #endif

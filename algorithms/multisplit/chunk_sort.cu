@@ -52,10 +52,10 @@ struct Max {
  * the block's own row of `counts` in global memory (bins too many for shared memory). */
 template <class T, bool kPairs, bool kSmemRuns>
 __global__ void __launch_bounds__(kThreads, 2)
-scatter_kernel(const T *__restrict__ keys, const uint32_t *__restrict__ values, uint64_t n,
-               uint64_t span, pb_bucket bucket, int bits, const uint32_t *__restrict__ offsets,
-               uint32_t *__restrict__ counts, T *__restrict__ out_keys,
-               uint32_t *__restrict__ out_values) {
+    scatter_kernel(const T *__restrict__ keys, const uint32_t *__restrict__ values, uint64_t n,
+                   uint64_t span, pb_bucket bucket, int bits, const uint32_t *__restrict__ offsets,
+                   uint32_t *__restrict__ counts, T *__restrict__ out_keys,
+                   uint32_t *__restrict__ out_values) {
     __shared__ ChunkStorage storage;
     extern __shared__ __align__(16) unsigned char dynamic_smem[];
     T *chunk_keys = reinterpret_cast<T *>(dynamic_smem);
@@ -106,7 +106,8 @@ scatter_kernel(const T *__restrict__ keys, const uint32_t *__restrict__ values, 
         __syncthreads();
         uint32_t dest[kItems];
 #pragma unroll
-        for (int j = 0; j < kItems; j++) dest[j] = runs[bin[j]] + (threadIdx.x * kItems + j - run_start[j]);
+        for (int j = 0; j < kItems; j++)
+            dest[j] = runs[bin[j]] + (threadIdx.x * kItems + j - run_start[j]);
         /* Every thread has read runs[] for this chunk before any run advances. */
         __syncthreads();
 #pragma unroll
@@ -137,8 +138,7 @@ struct Plan {
     size_t scatter_smem;
 };
 
-template <class T>
-Plan make_plan(const pb_multisplit_args *a) {
+template <class T> Plan make_plan(const pb_multisplit_args *a) {
     Plan p;
     const uint64_t chunks = (a->n + kChunk - 1) / kChunk;
     /* Four slices per SM (two resident at a time): the count rows stay at most 4 x SMs
@@ -156,36 +156,23 @@ Plan make_plan(const pb_multisplit_args *a) {
     return p;
 }
 
-struct Scratch {
-    uint32_t *counts, *totals;
-};
-
-Scratch carve(void *base, int blocks, uint32_t bins, size_t *bytes) {
-    Carver c{static_cast<char *>(base)};
-    Scratch s;
-    s.counts = c.take<uint32_t>((size_t)blocks * bins);
-    s.totals = c.take<uint32_t>(bins);
-    *bytes = c.used;
-    return s;
-}
-
 template <class T, bool kPairs, bool kSmemRuns>
-cudaError_t launch_scatter(const pb_multisplit_args *a, const Plan &p, const Scratch &s,
+cudaError_t launch_scatter(const pb_multisplit_args *a, const Plan &p, const CountScratch &s,
                            cudaStream_t stream) {
     auto kernel = scatter_kernel<T, kPairs, kSmemRuns>;
     cudaError_t e = allow_smem(kernel, p.scatter_smem);
     if (e != cudaSuccess) return e;
     kernel<<<p.blocks, kThreads, p.scatter_smem, stream>>>(
-        static_cast<const T *>(a->keys), a->values, a->n, p.span, a->bucket, bits_for(a->bucket.bins),
-        a->offsets, s.counts, static_cast<T *>(a->out_keys), a->out_values);
+        static_cast<const T *>(a->keys), a->values, a->n, p.span, a->bucket,
+        bits_for(a->bucket.bins), a->offsets, s.counts, static_cast<T *>(a->out_keys),
+        a->out_values);
     return cudaGetLastError();
 }
 
-template <class T>
-int launch_for(const pb_multisplit_args *a, cudaStream_t stream) {
+template <class T> int launch_for(const pb_multisplit_args *a, cudaStream_t stream) {
     const Plan p = make_plan<T>(a);
     size_t bytes;
-    const Scratch s = carve(a->scratch, p.blocks, a->bucket.bins, &bytes);
+    const CountScratch s = carve_counts(a->scratch, p.blocks, a->bucket.bins, &bytes);
     const uint32_t bins = a->bucket.bins;
     for (uint32_t lo = 0; lo < bins; lo += kCountBinsPerLaunch) {
         uint32_t count = bins - lo < kCountBinsPerLaunch ? bins - lo : kCountBinsPerLaunch;
@@ -210,16 +197,18 @@ int launch_for(const pb_multisplit_args *a, cudaStream_t stream) {
 } // namespace
 } // namespace pb_ms
 
-extern "C" int pb_multisplit_chunk_sort_plan(const struct pb_multisplit_args *a, size_t *scratch_bytes) {
+extern "C" int pb_multisplit_chunk_sort_plan(const struct pb_multisplit_args *a,
+                                             size_t *scratch_bytes) {
     return pb_ms::with_key_type(a->bucket.dtype, [&](auto key) {
         using T = decltype(key);
         const pb_ms::Plan p = pb_ms::make_plan<T>(a);
-        pb_ms::carve(nullptr, p.blocks, a->bucket.bins, scratch_bytes);
+        pb_ms::carve_counts(nullptr, p.blocks, a->bucket.bins, scratch_bytes);
         return (int)cudaSuccess;
     });
 }
 
-extern "C" int pb_multisplit_chunk_sort_launch(const struct pb_multisplit_args *a, cudaStream_t stream) {
+extern "C" int pb_multisplit_chunk_sort_launch(const struct pb_multisplit_args *a,
+                                               cudaStream_t stream) {
     return pb_ms::with_key_type(a->bucket.dtype, [&](auto key) {
         using T = decltype(key);
         return pb_ms::launch_for<T>(a, stream);

@@ -11,17 +11,17 @@ extern "C" {
 #endif
 
 enum pb_bucket_kind {
-    PB_BUCKET_RANGE,   /* equal-width bins over [min, max] of the input (the seed's f(x)) */
-    PB_BUCKET_MODULO,  /* the key's unsigned bits modulo bins */
+    PB_BUCKET_RANGE,  /* equal-width bins over [min, max] of the input (the seed's f(x)) */
+    PB_BUCKET_MODULO, /* the key's unsigned bits modulo bins */
 };
 
 /* A bucket function, with its constants: made once per input on the host, passed by
  * value to kernels. */
 struct pb_bucket {
-    int kind;         /* enum pb_bucket_kind */
-    int dtype;        /* enum pb_dtype of the keys */
+    int kind;  /* enum pb_bucket_kind */
+    int dtype; /* enum pb_dtype of the keys */
     uint32_t bins;
-    uint64_t min_bits;  /* range, integer keys: the input's minimum (two's complement bits) */
+    uint64_t min_bits; /* range, integer keys: the input's minimum (two's complement bits) */
     /* range, integer keys: bins / (max - min + 1) in 64.64 fixed point */
     uint64_t scale_whole, scale_frac;
     double fmin, fscale; /* range, float keys: min and bins / (max - min) */
@@ -38,7 +38,7 @@ struct pb_key_range {
  * element's index (u32) so that stability is visible in the output. */
 struct pb_multisplit_extra {
     struct pb_key_range range;
-    bool pairs;          /* values travel with keys */
+    bool pairs; /* values travel with keys */
     uint32_t *host_values;
     uint32_t *device_values;
 };

@@ -17,20 +17,32 @@ extern "C" {
 
 namespace pb_ms {
 
-__device__ __forceinline__ uint32_t bin_of(const pb_bucket &b, uint32_t k) { return pb_bucket_u32(&b, k); }
-__device__ __forceinline__ uint32_t bin_of(const pb_bucket &b, int32_t k) { return pb_bucket_i32(&b, k); }
-__device__ __forceinline__ uint32_t bin_of(const pb_bucket &b, uint64_t k) { return pb_bucket_u64(&b, k); }
-__device__ __forceinline__ uint32_t bin_of(const pb_bucket &b, float k) { return pb_bucket_f32(&b, k); }
+__device__ __forceinline__ uint32_t bin_of(const pb_bucket &b, uint32_t k) {
+    return pb_bucket_u32(&b, k);
+}
+__device__ __forceinline__ uint32_t bin_of(const pb_bucket &b, int32_t k) {
+    return pb_bucket_i32(&b, k);
+}
+__device__ __forceinline__ uint32_t bin_of(const pb_bucket &b, uint64_t k) {
+    return pb_bucket_u64(&b, k);
+}
+__device__ __forceinline__ uint32_t bin_of(const pb_bucket &b, float k) {
+    return pb_bucket_f32(&b, k);
+}
 
 /* Calls f(T{}) with the key type of a dtype. */
-template <class F>
-int with_key_type(int dtype, F &&f) {
+template <class F> int with_key_type(int dtype, F &&f) {
     switch (dtype) {
-    case PB_U32: return f(uint32_t{});
-    case PB_I32: return f(int32_t{});
-    case PB_U64: return f(uint64_t{});
-    case PB_F32: return f(float{});
-    default: return (int)cudaErrorInvalidValue;
+    case PB_U32:
+        return f(uint32_t{});
+    case PB_I32:
+        return f(int32_t{});
+    case PB_U64:
+        return f(uint64_t{});
+    case PB_F32:
+        return f(float{});
+    default:
+        return (int)cudaErrorInvalidValue;
     }
 }
 
@@ -46,8 +58,8 @@ inline int bits_for(uint32_t bins) {
  * serialize on one counter. */
 template <class T, int kThreads>
 __global__ void __launch_bounds__(kThreads)
-count_kernel(const T *__restrict__ keys, uint64_t n, uint64_t span, pb_bucket bucket,
-             uint32_t bin_lo, uint32_t bin_count, uint32_t *__restrict__ counts) {
+    count_kernel(const T *__restrict__ keys, uint64_t n, uint64_t span, pb_bucket bucket,
+                 uint32_t bin_lo, uint32_t bin_count, uint32_t *__restrict__ counts) {
     extern __shared__ uint32_t hist[];
     constexpr int kUnroll = 4;
     for (uint32_t i = threadIdx.x; i < bin_count; i += kThreads) hist[i] = 0;
@@ -69,7 +81,8 @@ count_kernel(const T *__restrict__ keys, uint64_t n, uint64_t span, pb_bucket bu
             uint64_t i = base + (uint64_t)u * kThreads + threadIdx.x;
             uint32_t bin = i < end ? bin_of(bucket, k[u]) - bin_lo : 0xffffffffu;
             unsigned peers = __match_any_sync(0xffffffffu, bin);
-            if (bin < bin_count && __ffs(peers) - 1 == (int)lane) atomicAdd(&hist[bin], __popc(peers));
+            if (bin < bin_count && __ffs(peers) - 1 == (int)lane)
+                atomicAdd(&hist[bin], __popc(peers));
         }
     }
     __syncthreads();
@@ -84,9 +97,9 @@ cudaError_t scan_counts(uint32_t *counts, int tiles, uint32_t bins, uint32_t *to
 
 /* Static plus dynamic shared memory past 48 KB must be asked for per kernel; asking
  * every time is cheap and right whatever the kernel's static part. */
-template <class K>
-cudaError_t allow_smem(K kernel, size_t dynamic_bytes) {
-    return cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)dynamic_bytes);
+template <class K> cudaError_t allow_smem(K kernel, size_t dynamic_bytes) {
+    return cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                (int)dynamic_bytes);
 }
 
 inline int device_smem_optin() {
@@ -107,13 +120,26 @@ inline int device_sms() {
 struct Carver {
     char *base;
     size_t used = 0;
-    template <class P>
-    P *take(size_t count) {
+    template <class P> P *take(size_t count) {
         size_t bytes = (count * sizeof(P) + 255) / 256 * 256;
         P *p = base ? reinterpret_cast<P *>(base + used) : nullptr;
         used += bytes;
         return p;
     }
 };
+
+/* The scratch of the count-scan-place methods: tiles x bins counts and the bins' totals. */
+struct CountScratch {
+    uint32_t *counts, *totals;
+};
+
+inline CountScratch carve_counts(void *base, int tiles, uint32_t bins, size_t *bytes) {
+    Carver c{static_cast<char *>(base)};
+    CountScratch s;
+    s.counts = c.take<uint32_t>((size_t)tiles * bins);
+    s.totals = c.take<uint32_t>(bins);
+    *bytes = c.used;
+    return s;
+}
 
 } // namespace pb_ms

@@ -33,8 +33,8 @@ int pb_multisplit_gpu_prepare(struct pb_run *r, const struct pb_multisplit_gpu_i
         cuda_failed(r, cudaMalloc((void **)&a->offsets, a->bucket.bins * sizeof(uint32_t)),
                     "cudaMalloc offsets"))
         return -1;
-    if (x->pairs &&
-        cuda_failed(r, cudaMalloc((void **)&a->out_values, a->n * sizeof(uint32_t)), "cudaMalloc values"))
+    if (x->pairs && cuda_failed(r, cudaMalloc((void **)&a->out_values, a->n * sizeof(uint32_t)),
+                                "cudaMalloc values"))
         return -1;
     if (cuda_failed(r, (cudaError_t)impl->plan(a, &a->scratch_bytes), "plan")) return -1;
     if (a->scratch_bytes &&
@@ -72,8 +72,8 @@ int pb_multisplit_gpu_collect(struct pb_run *r) {
         e = cudaMemcpyAsync(out + s->layout.keys, a->out_keys, a->n * ks, cudaMemcpyDeviceToHost,
                             r->stream);
     if (e == cudaSuccess && a->out_values)
-        e = cudaMemcpyAsync(out + s->layout.values, a->out_values, a->n * 4,
-                            cudaMemcpyDeviceToHost, r->stream);
+        e = cudaMemcpyAsync(out + s->layout.values, a->out_values, a->n * 4, cudaMemcpyDeviceToHost,
+                            r->stream);
     if (e == cudaSuccess) e = cudaStreamSynchronize(r->stream);
     return cuda_failed(r, e, "collect");
 }

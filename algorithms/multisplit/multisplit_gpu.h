@@ -15,8 +15,8 @@ struct pb_multisplit_args {
     uint64_t n;
     struct pb_bucket bucket;
     void *out_keys;
-    uint32_t *out_values;   /* NULL for keys only */
-    uint32_t *offsets;      /* bins entries: where each bin starts */
+    uint32_t *out_values; /* NULL for keys only */
+    uint32_t *offsets;    /* bins entries: where each bin starts */
     void *scratch;
     size_t scratch_bytes;
 };
@@ -44,7 +44,8 @@ int pb_multisplit_cub_plan(const struct pb_multisplit_args *a, size_t *scratch_b
 int pb_multisplit_cub_launch(const struct pb_multisplit_args *a, cudaStream_t stream);
 /* Whether bpw's 32-slot buffers for every bin fit the device's shared memory per block;
  * when not, the bytes they would need. */
-bool pb_multisplit_bpw_fits(int dtype, bool pairs, uint32_t bins, size_t *needed, size_t *available);
+bool pb_multisplit_bpw_fits(int dtype, bool pairs, uint32_t bins, size_t *needed,
+                            size_t *available);
 /* The seed's direct method takes at most this many bins. */
 #define PB_MULTISPLIT_LARGE_MAX_BINS 12288
 

@@ -24,7 +24,8 @@ __global__ void column_scan_kernel(uint32_t *__restrict__ counts, int tiles, uin
 /* One block: offsets = exclusive scan of totals (bins <= 65536). */
 constexpr int kStartThreads = 1024;
 __global__ void __launch_bounds__(kStartThreads)
-bin_starts_kernel(const uint32_t *__restrict__ totals, uint32_t bins, uint32_t *__restrict__ offsets) {
+    bin_starts_kernel(const uint32_t *__restrict__ totals, uint32_t bins,
+                      uint32_t *__restrict__ offsets) {
     using Scan = cub::BlockScan<uint32_t, kStartThreads>;
     __shared__ typename Scan::TempStorage scan_storage;
     const uint32_t per_thread = (bins + kStartThreads - 1) / kStartThreads;
@@ -42,11 +43,10 @@ bin_starts_kernel(const uint32_t *__restrict__ totals, uint32_t bins, uint32_t *
 } // namespace
 
 cudaError_t scan_counts(uint32_t *counts, int tiles, uint32_t bins, uint32_t *totals,
-                               uint32_t *offsets, cudaStream_t stream) {
+                        uint32_t *offsets, cudaStream_t stream) {
     column_scan_kernel<<<(bins + 255) / 256, 256, 0, stream>>>(counts, tiles, bins, totals);
     bin_starts_kernel<<<1, kStartThreads, 0, stream>>>(totals, bins, offsets);
     return cudaGetLastError();
 }
-
 
 } // namespace pb_ms

@@ -83,7 +83,7 @@ void pb_multisplit_layout(uint64_t n, uint32_t bins, size_t key_size, bool pairs
 /* ---- the bucket function's constants ----------------------------------------- */
 
 #define MIN_MAX_OF(T)                                                                              \
-    static void min_max_##T(const T *k, uint64_t n, T *lo, T *hi) {                               \
+    static void min_max_##T(const T *k, uint64_t n, T *lo, T *hi) {                                \
         T a = k[0], b = k[0];                                                                      \
         _Pragma("omp parallel for reduction(min : a) reduction(max : b)") for (uint64_t i = 0;     \
                                                                                i < n; i++) {       \
@@ -102,7 +102,8 @@ MIN_MAX_OF(float)
  * Rounded up, d * scale lands in the same integer as d * bins / range_plus_one whenever
  * the rounding error d / 2^64 is below the gap 1 / range_plus_one to the next integer:
  * for every key of 32-bit types the bin is exactly floor(d * bins / (max - min + 1)). */
-static void fixed_point_ratio(uint32_t bins, unsigned __int128 range_plus_one, struct pb_bucket *b) {
+static void fixed_point_ratio(uint32_t bins, unsigned __int128 range_plus_one,
+                              struct pb_bucket *b) {
     unsigned __int128 scaled = ((unsigned __int128)bins << 64) + range_plus_one - 1;
     unsigned __int128 ratio = scaled / range_plus_one;
     b->scale_whole = (uint64_t)(ratio >> 64);
@@ -199,7 +200,8 @@ static int multisplit_make_input(const struct pb_case *c, bool want_device, stru
     cudaError_t e = cudaMalloc(&in->device, bytes);
     if (e == cudaSuccess) e = (cudaError_t)pb_generate_device(&spec, in->device, 0);
     if (e == cudaSuccess && x->pairs) e = cudaMalloc((void **)&x->device_values, spec.n * 4);
-    if (e == cudaSuccess && x->pairs) e = (cudaError_t)pb_multisplit_fill_index(x->device_values, spec.n, 0);
+    if (e == cudaSuccess && x->pairs)
+        e = (cudaError_t)pb_multisplit_fill_index(x->device_values, spec.n, 0);
     if (e == cudaSuccess) e = cudaDeviceSynchronize();
     if (e != cudaSuccess) {
         snprintf(err, err_len, "device input of %.2f GiB: %s", bytes / 1073741824.0,

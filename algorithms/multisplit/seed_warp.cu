@@ -33,17 +33,17 @@ __device__ __forceinline__ WarpSlice warp_slice(uint64_t n, uint64_t span) {
 
 /* Shared memory of a bpw block: running write position and fill of every bin, then the
  * bins' 32-slot buffers of keys (and values). */
-template <class T, bool kPairs>
-__host__ __device__ constexpr size_t bpw_smem_bytes(uint32_t bins) {
-    return (size_t)bins * (2 * sizeof(uint32_t) + 32 * sizeof(T) + (kPairs ? 32 * sizeof(uint32_t) : 0));
+template <class T, bool kPairs> __host__ __device__ constexpr size_t bpw_smem_bytes(uint32_t bins) {
+    return (size_t)bins *
+           (2 * sizeof(uint32_t) + 32 * sizeof(T) + (kPairs ? 32 * sizeof(uint32_t) : 0));
 }
 
 template <class T, bool kPairs>
 __global__ void __launch_bounds__(32)
-bpw_scatter_kernel(const T *__restrict__ keys, const uint32_t *__restrict__ values, uint64_t n,
-                   uint64_t span, pb_bucket bucket, const uint32_t *__restrict__ offsets,
-                   const uint32_t *__restrict__ counts, T *__restrict__ out_keys,
-                   uint32_t *__restrict__ out_values) {
+    bpw_scatter_kernel(const T *__restrict__ keys, const uint32_t *__restrict__ values, uint64_t n,
+                       uint64_t span, pb_bucket bucket, const uint32_t *__restrict__ offsets,
+                       const uint32_t *__restrict__ counts, T *__restrict__ out_keys,
+                       uint32_t *__restrict__ out_values) {
     extern __shared__ __align__(16) unsigned char smem[];
     const uint32_t bins = bucket.bins;
     T *buf_keys = reinterpret_cast<T *>(smem);
@@ -112,10 +112,10 @@ bpw_scatter_kernel(const T *__restrict__ keys, const uint32_t *__restrict__ valu
 
 template <class T, bool kPairs>
 __global__ void __launch_bounds__(32)
-large_scatter_kernel(const T *__restrict__ keys, const uint32_t *__restrict__ values, uint64_t n,
-                     uint64_t span, pb_bucket bucket, const uint32_t *__restrict__ offsets,
-                     const uint32_t *__restrict__ counts, T *__restrict__ out_keys,
-                     uint32_t *__restrict__ out_values) {
+    large_scatter_kernel(const T *__restrict__ keys, const uint32_t *__restrict__ values,
+                         uint64_t n, uint64_t span, pb_bucket bucket,
+                         const uint32_t *__restrict__ offsets, const uint32_t *__restrict__ counts,
+                         T *__restrict__ out_keys, uint32_t *__restrict__ out_values) {
     extern __shared__ uint32_t runs[];
     const uint32_t bins = bucket.bins;
     const unsigned lane = threadIdx.x;
@@ -152,8 +152,7 @@ struct Plan {
     size_t smem;
 };
 
-template <class T, bool kPairs>
-auto scatter_kernel_for(Method m) {
+template <class T, bool kPairs> auto scatter_kernel_for(Method m) {
     return m == Method::bpw ? bpw_scatter_kernel<T, kPairs> : large_scatter_kernel<T, kPairs>;
 }
 
@@ -165,7 +164,8 @@ cudaError_t make_plan(Method m, const pb_multisplit_args *a, Plan *p) {
     auto kernel = scatter_kernel_for<T, kPairs>(m);
     cudaError_t e = allow_smem(kernel, p->smem);
     int per_sm = 0;
-    if (e == cudaSuccess) e = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, 32, p->smem);
+    if (e == cudaSuccess)
+        e = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, 32, p->smem);
     if (e != cudaSuccess) return e;
     if (per_sm < 1) return cudaErrorInvalidConfiguration;
     const uint64_t rounds = (a->n + 31) / 32;
@@ -176,25 +176,11 @@ cudaError_t make_plan(Method m, const pb_multisplit_args *a, Plan *p) {
     return cudaSuccess;
 }
 
-struct Scratch {
-    uint32_t *counts, *totals;
-};
-
-Scratch carve(void *base, int tiles, uint32_t bins, size_t *bytes) {
-    Carver c{static_cast<char *>(base)};
-    Scratch s;
-    s.counts = c.take<uint32_t>((size_t)tiles * bins);
-    s.totals = c.take<uint32_t>(bins);
-    *bytes = c.used;
-    return s;
-}
-
-template <class T, bool kPairs>
-int plan_for(Method m, const pb_multisplit_args *a, size_t *bytes) {
+template <class T, bool kPairs> int plan_for(Method m, const pb_multisplit_args *a, size_t *bytes) {
     Plan p;
     cudaError_t e = make_plan<T, kPairs>(m, a, &p);
     if (e != cudaSuccess) return (int)e;
-    carve(nullptr, p.tiles, a->bucket.bins, bytes);
+    carve_counts(nullptr, p.tiles, a->bucket.bins, bytes);
     return (int)cudaSuccess;
 }
 
@@ -204,13 +190,13 @@ int launch_for(Method m, const pb_multisplit_args *a, cudaStream_t stream) {
     cudaError_t e = make_plan<T, kPairs>(m, a, &p);
     if (e != cudaSuccess) return (int)e;
     size_t bytes;
-    const Scratch s = carve(a->scratch, p.tiles, a->bucket.bins, &bytes);
+    const CountScratch s = carve_counts(a->scratch, p.tiles, a->bucket.bins, &bytes);
     const uint32_t bins = a->bucket.bins;
     auto count = count_kernel<T, 32>;
     e = allow_smem(count, bins * sizeof(uint32_t));
     if (e != cudaSuccess) return (int)e;
-    count<<<p.tiles, 32, bins * sizeof(uint32_t), stream>>>(static_cast<const T *>(a->keys), a->n, p.span,
-                                                            a->bucket, 0, bins, s.counts);
+    count<<<p.tiles, 32, bins * sizeof(uint32_t), stream>>>(static_cast<const T *>(a->keys), a->n,
+                                                            p.span, a->bucket, 0, bins, s.counts);
     e = scan_counts(s.counts, p.tiles, bins, s.totals, a->offsets, stream);
     if (e != cudaSuccess) return (int)e;
     scatter_kernel_for<T, kPairs>(m)<<<p.tiles, 32, p.smem, stream>>>(
@@ -219,8 +205,7 @@ int launch_for(Method m, const pb_multisplit_args *a, cudaStream_t stream) {
     return (int)cudaGetLastError();
 }
 
-template <class F>
-int dispatch(const pb_multisplit_args *a, F &&f) {
+template <class F> int dispatch(const pb_multisplit_args *a, F &&f) {
     return with_key_type(a->bucket.dtype, [&](auto key) {
         using T = decltype(key);
         return a->values ? f.template operator()<T, true>() : f.template operator()<T, false>();
@@ -231,16 +216,18 @@ struct Planner {
     Method m;
     const pb_multisplit_args *a;
     size_t *bytes;
-    template <class T, bool kPairs>
-    int operator()() const { return plan_for<T, kPairs>(m, a, bytes); }
+    template <class T, bool kPairs> int operator()() const {
+        return plan_for<T, kPairs>(m, a, bytes);
+    }
 };
 
 struct Launcher {
     Method m;
     const pb_multisplit_args *a;
     cudaStream_t stream;
-    template <class T, bool kPairs>
-    int operator()() const { return launch_for<T, kPairs>(m, a, stream); }
+    template <class T, bool kPairs> int operator()() const {
+        return launch_for<T, kPairs>(m, a, stream);
+    }
 };
 
 } // namespace
@@ -252,7 +239,8 @@ extern "C" bool pb_multisplit_bpw_fits(int dtype, bool pairs, uint32_t bins, siz
     *needed = 0;
     pb_ms::with_key_type(dtype, [&](auto key) {
         using T = decltype(key);
-        *needed = pairs ? pb_ms::bpw_smem_bytes<T, true>(bins) : pb_ms::bpw_smem_bytes<T, false>(bins);
+        *needed =
+            pairs ? pb_ms::bpw_smem_bytes<T, true>(bins) : pb_ms::bpw_smem_bytes<T, false>(bins);
         return 0;
     });
     return *needed > 0 && *needed <= *available;

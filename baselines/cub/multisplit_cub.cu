@@ -23,8 +23,8 @@ __global__ void bin_ids_kernel(const T *__restrict__ keys, uint64_t n, pb_bucket
 
 template <class T>
 __global__ void gather_kernel(const T *__restrict__ keys, const uint32_t *__restrict__ values,
-                              const uint32_t *__restrict__ order, uint64_t n, T *__restrict__ out_keys,
-                              uint32_t *__restrict__ out_values) {
+                              const uint32_t *__restrict__ order, uint64_t n,
+                              T *__restrict__ out_keys, uint32_t *__restrict__ out_values) {
     for (uint64_t i = blockIdx.x * (uint64_t)blockDim.x + threadIdx.x; i < n;
          i += (uint64_t)gridDim.x * blockDim.x) {
         uint32_t from = order[i];
@@ -46,19 +46,20 @@ cudaError_t carve(const pb_multisplit_args *a, void *base, Scratch *s, size_t *b
     const int bits = bits_for(a->bucket.bins);
     const int64_t n = (int64_t)a->n;
     size_t sort_bytes = 0, hist_bytes = 0, scan_bytes = 0;
-    cudaError_t e = pairs ? cub::DeviceRadixSort::SortPairs(nullptr, sort_bytes, (uint32_t *)nullptr,
-                                                            (uint32_t *)nullptr, (uint32_t *)nullptr,
-                                                            (uint32_t *)nullptr, n, 0, bits)
-                          : cub::DeviceRadixSort::SortPairs(nullptr, sort_bytes, (uint32_t *)nullptr,
-                                                            (uint32_t *)nullptr, (const T *)nullptr,
-                                                            (T *)nullptr, n, 0, bits);
+    cudaError_t e = pairs
+                        ? cub::DeviceRadixSort::SortPairs(nullptr, sort_bytes, (uint32_t *)nullptr,
+                                                          (uint32_t *)nullptr, (uint32_t *)nullptr,
+                                                          (uint32_t *)nullptr, n, 0, bits)
+                        : cub::DeviceRadixSort::SortPairs(nullptr, sort_bytes, (uint32_t *)nullptr,
+                                                          (uint32_t *)nullptr, (const T *)nullptr,
+                                                          (T *)nullptr, n, 0, bits);
     if (e == cudaSuccess)
         e = cub::DeviceHistogram::HistogramEven(nullptr, hist_bytes, (const uint32_t *)nullptr,
                                                 (uint32_t *)nullptr, (int)a->bucket.bins + 1, 0u,
                                                 a->bucket.bins, n);
     if (e == cudaSuccess)
-        e = cub::DeviceScan::ExclusiveSum(nullptr, scan_bytes, (uint32_t *)nullptr, (uint32_t *)nullptr,
-                                          (int)a->bucket.bins);
+        e = cub::DeviceScan::ExclusiveSum(nullptr, scan_bytes, (uint32_t *)nullptr,
+                                          (uint32_t *)nullptr, (int)a->bucket.bins);
     if (e != cudaSuccess) return e;
     Carver c{static_cast<char *>(base)};
     s->bins_in = c.take<uint32_t>(a->n);
@@ -73,8 +74,7 @@ cudaError_t carve(const pb_multisplit_args *a, void *base, Scratch *s, size_t *b
     return cudaSuccess;
 }
 
-template <class T>
-int launch_for(const pb_multisplit_args *a, cudaStream_t stream) {
+template <class T> int launch_for(const pb_multisplit_args *a, cudaStream_t stream) {
     Scratch s;
     size_t bytes;
     cudaError_t e = carve<T>(a, a->scratch, &s, &bytes);
@@ -83,27 +83,30 @@ int launch_for(const pb_multisplit_args *a, cudaStream_t stream) {
     const int64_t n = (int64_t)a->n;
     const int bits = bits_for(a->bucket.bins);
     const int grid = 4 * device_sms();
-    bin_ids_kernel<<<grid, 256, 0, stream>>>(static_cast<const T *>(a->keys), a->n, a->bucket, s.bins_in,
-                                             s.index_in);
+    bin_ids_kernel<<<grid, 256, 0, stream>>>(static_cast<const T *>(a->keys), a->n, a->bucket,
+                                             s.bins_in, s.index_in);
     size_t temp = s.temp_bytes;
     if (pairs) {
-        e = cub::DeviceRadixSort::SortPairs(s.temp, temp, s.bins_in, s.bins_out, s.index_in, s.index_out,
-                                            n, 0, bits, stream);
+        e = cub::DeviceRadixSort::SortPairs(s.temp, temp, s.bins_in, s.bins_out, s.index_in,
+                                            s.index_out, n, 0, bits, stream);
         if (e == cudaSuccess)
-            gather_kernel<<<grid, 256, 0, stream>>>(static_cast<const T *>(a->keys), a->values, s.index_out,
-                                                    a->n, static_cast<T *>(a->out_keys), a->out_values);
+            gather_kernel<<<grid, 256, 0, stream>>>(static_cast<const T *>(a->keys), a->values,
+                                                    s.index_out, a->n,
+                                                    static_cast<T *>(a->out_keys), a->out_values);
     } else {
         e = cub::DeviceRadixSort::SortPairs(s.temp, temp, s.bins_in, s.bins_out,
-                                            static_cast<const T *>(a->keys), static_cast<T *>(a->out_keys),
-                                            n, 0, bits, stream);
+                                            static_cast<const T *>(a->keys),
+                                            static_cast<T *>(a->out_keys), n, 0, bits, stream);
     }
     temp = s.temp_bytes;
     if (e == cudaSuccess)
-        e = cub::DeviceHistogram::HistogramEven(s.temp, temp, s.bins_in, s.counts, (int)a->bucket.bins + 1, 0u,
-                                                a->bucket.bins, n, stream);
+        e = cub::DeviceHistogram::HistogramEven(s.temp, temp, s.bins_in, s.counts,
+                                                (int)a->bucket.bins + 1, 0u, a->bucket.bins, n,
+                                                stream);
     temp = s.temp_bytes;
     if (e == cudaSuccess)
-        e = cub::DeviceScan::ExclusiveSum(s.temp, temp, s.counts, a->offsets, (int)a->bucket.bins, stream);
+        e = cub::DeviceScan::ExclusiveSum(s.temp, temp, s.counts, a->offsets, (int)a->bucket.bins,
+                                          stream);
     return e == cudaSuccess ? (int)cudaGetLastError() : (int)e;
 }
 

@@ -23,8 +23,8 @@
  * cases, the same edges. */
 static bool small;
 
-static void check(int64_t n, const char *dtype, const char *dist, const char *values, const char *bucket,
-                  int64_t bins) {
+static void check(int64_t n, const char *dtype, const char *dist, const char *values,
+                  const char *bucket, int64_t bins) {
     struct pb_case c;
     case_init(&c, pb_registry_find_primitive("multisplit"), 9);
     case_set_int(&c, "n", n);
@@ -35,17 +35,17 @@ static void check(int64_t n, const char *dtype, const char *dist, const char *va
     case_set_int(&c, "bins", bins);
     char why[600] = "";
     if (check_all_backends(PB_TARGET_GPU, "multisplit", &c, why, sizeof why) != 0)
-        fail_msg("n=%lld %s %s values=%s %s bins=%lld: %s", (long long)n, dtype, dist, values, bucket,
-                 (long long)bins, why);
+        fail_msg("n=%lld %s %s values=%s %s bins=%lld: %s", (long long)n, dtype, dist, values,
+                 bucket, (long long)bins, why);
 }
 
 static void small_and_degenerate(void **state) {
     (void)state;
     check(1, "u32", "uniform", "u32", "range", 256);
     check(1, "u64", "uniform", "none", "range", 1);
-    check(1000, "u32", "uniform", "u32", "range", 1);       /* one bin */
-    check(100, "i32", "uniform", "u32", "range", 65536);    /* bins > n */
-    check(5000, "u32", "all-equal", "u32", "range", 361);   /* every key in one bin */
+    check(1000, "u32", "uniform", "u32", "range", 1);     /* one bin */
+    check(100, "i32", "uniform", "u32", "range", 65536);  /* bins > n */
+    check(5000, "u32", "all-equal", "u32", "range", 361); /* every key in one bin */
     check(5000, "f32", "all-equal", "u32", "modulo", 12288);
     check(33, "u32", "uniform", "u32", "range", 7);
 }
