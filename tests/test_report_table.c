@@ -38,7 +38,10 @@ static char *report(const char *path, const struct pb_report_options *o, char *e
 }
 
 static void assert_holds(const char *text, const char *expected) {
-    if (!strstr(text, expected)) fail_msg("no\n%s\nin\n%s", expected, text);
+    if (!text)
+        fail_msg("no report (it failed) where one holding\n%s\nwas expected", expected);
+    else if (!strstr(text, expected))
+        fail_msg("no\n%s\nin\n%s", expected, text);
 }
 
 static void decimals_keep_four_significant_digits(void **state) {
