@@ -10,6 +10,8 @@
 #include <cuda_runtime.h>
 #include <stdint.h>
 
+#include "dtype_dispatch.cuh"
+
 extern "C" {
 #include "bucket_rules.h"
 #include "multisplit_gpu.h"
@@ -30,20 +32,9 @@ __device__ __forceinline__ uint32_t bin_of(const pb_bucket &b, float k) {
     return pb_bucket_f32(&b, k);
 }
 
-/* Calls f(T{}) with the key type of a dtype. */
+/* Calls f(T{}) with the key type of a dtype the multisplit takes. */
 template <class F> int with_key_type(int dtype, F &&f) {
-    switch (dtype) {
-    case PB_U32:
-        return f(uint32_t{});
-    case PB_I32:
-        return f(int32_t{});
-    case PB_U64:
-        return f(uint64_t{});
-    case PB_F32:
-        return f(float{});
-    default:
-        return (int)cudaErrorInvalidValue;
-    }
+    return pb::with_dtype<uint32_t, int32_t, uint64_t, float>(dtype, f);
 }
 
 inline int bits_for(uint32_t bins) {
