@@ -94,6 +94,41 @@ static void modulo_uses_the_key_bits(void **state) {
     assert_int_equal(pb_bucket_f32(&b, 1.0f), bits % 1000);
 }
 
+/* Splitters are sample quantiles: a key's bin counts the splitters <= it, so equal keys
+ * share a bin, bins are monotone in the key, and a sorted sample of 0..999 cut into 10 bins
+ * puts splitter i at 100 * (i + 1). */
+static void splitters_are_sample_quantiles(void **state) {
+    (void)state;
+    int32_t keys[1000];
+    for (int i = 0; i < 1000; i++) keys[i] = (i * 7919) % 1000 - 500; /* a permutation */
+    int32_t sample[1000];
+    struct pb_key_range unused = {0};
+    struct pb_bucket b;
+    pb_bucket_make(PB_BUCKET_SPLITTERS, PB_I32, 10, &unused, &b);
+    b.samples = pb_splitter_sample(PB_I32, keys, 1000, sample);
+    b.sample = sample;
+    assert_int_equal(b.samples, 1000);
+    for (int i = 1; i < 1000; i++) assert_true(sample[i - 1] < sample[i]);
+    assert_int_equal(pb_bucket_i32(&b, -500), 0);
+    assert_int_equal(pb_bucket_i32(&b, -401), 0);
+    assert_int_equal(pb_bucket_i32(&b, -400), 1); /* splitter 0 is sample[100] = -400 */
+    assert_int_equal(pb_bucket_i32(&b, 399), 8);
+    assert_int_equal(pb_bucket_i32(&b, 400), 9);
+    assert_int_equal(pb_bucket_i32(&b, INT32_MIN), 0);
+    assert_int_equal(pb_bucket_i32(&b, INT32_MAX), 9);
+    uint32_t last = 0;
+    for (int k = -600; k < 600; k++) {
+        uint32_t bin = pb_bucket_i32(&b, k);
+        assert_true(bin >= last && bin < 10);
+        last = bin;
+    }
+    /* one bin: every key in it, whatever the sample */
+    pb_bucket_make(PB_BUCKET_SPLITTERS, PB_I32, 1, &unused, &b);
+    b.samples = 1000;
+    b.sample = sample;
+    assert_int_equal(pb_bucket_i32(&b, INT32_MAX), 0);
+}
+
 static void set_case(struct pb_case *c, int64_t n, const char *dtype, const char *dist,
                      const char *values, const char *bucket, int64_t bins) {
     case_init(c, multisplit(), 5);
@@ -156,6 +191,10 @@ static void cpu_backend_edge_cases(void **state) {
         {50001, "u32", "zipf", "none", "range", 12288},
         {70000, "f32", "normal", "u32", "modulo", 255},
         {70000, "u64", "sorted", "none", "range", 4096},
+        {70001, "u32", "uniform", "u32", "splitters", 1000},
+        {70001, "f32", "normal", "u32", "splitters", 65536},
+        {3, "i32", "uniform", "none", "splitters", 7},
+        {100000, "u64", "few-unique", "u32", "splitters", 300},
     };
     const struct pb_backend *cpu = pb_registry_find_backend("multisplit/cpu");
     for (size_t i = 0; i < COUNT(cases); i++) {
@@ -173,6 +212,7 @@ int main(void) {
         cmocka_unit_test(range_ends),
         cmocka_unit_test(more_bins_than_values),
         cmocka_unit_test(modulo_uses_the_key_bits),
+        cmocka_unit_test(splitters_are_sample_quantiles),
         cmocka_unit_test(reference_is_a_stable_counting_sort),
         cmocka_unit_test(cpu_backend_edge_cases),
     };

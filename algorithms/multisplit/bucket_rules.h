@@ -47,19 +47,46 @@ PB_BUCKET_HD uint32_t pb_bucket_of_real(const struct pb_bucket *b, double x, uin
     return bin < b->bins ? bin : b->bins - 1;
 }
 
+PB_BUCKET_HD uint32_t pb_splitter_at(const struct pb_bucket *b, uint32_t i) {
+    return (uint32_t)((i + 1u) * b->samples / b->bins);
+}
+
+/* One binary search per key type: the count of splitters <= k, in [0, bins - 1]. */
+#define PB_SPLITTER_SEARCH(NAME, T)                                                                \
+    PB_BUCKET_HD uint32_t pb_splitter_bin_##NAME(const struct pb_bucket *b, T k) {                 \
+        const T *sample = (const T *)b->sample;                                                    \
+        uint32_t lo = 0, hi = b->bins - 1;                                                         \
+        while (lo < hi) {                                                                          \
+            uint32_t mid = (lo + hi) / 2;                                                          \
+            if (sample[pb_splitter_at(b, mid)] <= k)                                               \
+                lo = mid + 1;                                                                      \
+            else                                                                                   \
+                hi = mid;                                                                          \
+        }                                                                                          \
+        return lo;                                                                                 \
+    }
+PB_SPLITTER_SEARCH(u32, uint32_t)
+PB_SPLITTER_SEARCH(i32, int32_t)
+PB_SPLITTER_SEARCH(u64, uint64_t)
+PB_SPLITTER_SEARCH(f32, float)
+
 /* Key types as C++ templates on the GPU and as four functions on the CPU. */
 PB_BUCKET_HD uint32_t pb_bucket_u32(const struct pb_bucket *b, uint32_t k) {
+    if (b->kind == PB_BUCKET_SPLITTERS) return pb_splitter_bin_u32(b, k);
     return pb_bucket_of_bits(b, k);
 }
 PB_BUCKET_HD uint32_t pb_bucket_i32(const struct pb_bucket *b, int32_t k) {
+    if (b->kind == PB_BUCKET_SPLITTERS) return pb_splitter_bin_i32(b, k);
     /* Sign-extended two's complement: x - min is the same modulo 2^64 as in integers. */
     return pb_bucket_of_bits(b, b->kind == PB_BUCKET_MODULO ? (uint64_t)(uint32_t)k
                                                             : (uint64_t)(int64_t)k);
 }
 PB_BUCKET_HD uint32_t pb_bucket_u64(const struct pb_bucket *b, uint64_t k) {
+    if (b->kind == PB_BUCKET_SPLITTERS) return pb_splitter_bin_u64(b, k);
     return pb_bucket_of_bits(b, k);
 }
 PB_BUCKET_HD uint32_t pb_bucket_f32(const struct pb_bucket *b, float k) {
+    if (b->kind == PB_BUCKET_SPLITTERS) return pb_splitter_bin_f32(b, k);
     uint32_t bits;
     memcpy(&bits, &k, 4);
     return pb_bucket_of_real(b, (double)k, bits);

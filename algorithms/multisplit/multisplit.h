@@ -13,7 +13,14 @@ extern "C" {
 enum pb_bucket_kind {
     PB_BUCKET_RANGE,  /* equal-width bins over [min, max] of the input (the seed's f(x)) */
     PB_BUCKET_MODULO, /* the key's unsigned bits modulo bins */
+    /* bins - 1 sorted splitter keys, quantiles of a sample of the input; a key's bin is
+     * the number of splitters <= it, found by binary search (sample sort's partition). */
+    PB_BUCKET_SPLITTERS,
 };
+
+/* Splitters are not stored: splitter i (0 <= i < bins - 1) is sample[(i + 1) * samples /
+ * bins] of a sorted sample of the input, so one sample serves every bin count. */
+#define PB_SPLITTER_MAX_SAMPLES 65536u
 
 /* A bucket function, with its constants: made once per input on the host, passed by
  * value to kernels. */
@@ -25,6 +32,10 @@ struct pb_bucket {
     /* range, integer keys: bins / (max - min + 1) in 64.64 fixed point */
     uint64_t scale_whole, scale_frac;
     double fmin, fscale; /* range, float keys: min and bins / (max - min) */
+    /* splitters: the sorted sample, of the keys' type, in the memory of whoever evaluates
+     * the function (host for the CPU, device for kernels) */
+    const void *sample;
+    uint32_t samples;
 };
 
 /* The keys' smallest and largest values: integer keys as 64-bit two's complement
@@ -41,6 +52,9 @@ struct pb_multisplit_extra {
     bool pairs; /* values travel with keys */
     uint32_t *host_values;
     uint32_t *device_values;
+    /* a sorted strided sample of the keys, for the splitters bucket */
+    void *host_sample, *device_sample;
+    uint32_t samples;
 };
 
 /* Where each part of a multisplit result lies in the host output buffer:
@@ -54,6 +68,9 @@ void pb_multisplit_layout(uint64_t n, uint32_t bins, size_t key_size, bool pairs
 void pb_key_range_of(enum pb_dtype t, const void *keys, uint64_t n, struct pb_key_range *out);
 void pb_bucket_make(enum pb_bucket_kind kind, enum pb_dtype t, uint32_t bins,
                     const struct pb_key_range *range, struct pb_bucket *out);
+/* The sorted sample the splitters come from: min(n, PB_SPLITTER_MAX_SAMPLES) keys taken at
+ * an even stride; sample must hold that many keys. Returns the count. */
+uint32_t pb_splitter_sample(enum pb_dtype t, const void *keys, uint64_t n, void *sample);
 /* The bucket function of a case, from its input's key range. */
 void pb_multisplit_case_bucket(const struct pb_case *c, const struct pb_input *in,
                                struct pb_bucket *b);

@@ -25,6 +25,7 @@ int pb_multisplit_gpu_prepare(struct pb_run *r, const struct pb_multisplit_gpu_i
     struct pb_multisplit_args *a = &s->args;
     size_t ks = pb_dtype_size(r->in->dtype);
     pb_multisplit_case_bucket(r->c, r->in, &a->bucket);
+    a->bucket.sample = x->device_sample; /* kernels search the device copy */
     pb_multisplit_layout(r->in->n, a->bucket.bins, ks, x->pairs, &s->layout);
     a->keys = r->in->device;
     a->values = x->pairs ? x->device_values : NULL;

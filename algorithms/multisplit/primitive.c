@@ -9,7 +9,7 @@
 #include "multisplit.h"
 
 static const char *const multisplit_dtypes[] = {"u32", "i32", "u64", "f32", NULL};
-static const char *const bucket_kinds[] = {"range", "modulo", NULL};
+static const char *const bucket_kinds[] = {"range", "modulo", "splitters", NULL};
 static const char *const value_kinds[] = {"none", "u32", NULL};
 
 /* Input-shaping axes first, so cases sharing an input are adjacent in a sweep. */
@@ -40,7 +40,8 @@ static const struct pb_axis multisplit_axes[] = {
      .default_value = "none",
      .shapes_input = true},
     {.name = "bucket",
-     .help = "range (equal-width bins over the keys' min..max, the seed's f) or modulo",
+     .help = "range (equal-width bins over the keys' min..max, the seed's f), modulo, or "
+             "splitters (bins between sorted splitter keys: quantiles of a sample of the input)",
      .kind = PB_AXIS_CHOICE,
      .choices = bucket_kinds,
      .default_value = "range"},
@@ -159,6 +160,31 @@ void pb_bucket_make(enum pb_bucket_kind kind, enum pb_dtype t, uint32_t bins,
     fixed_point_ratio(bins, (unsigned __int128)(r->max_bits - r->min_bits) + 1, b);
 }
 
+/* ---- the splitters' sample ------------------------------------------------------ */
+
+#define COMPARE_OF(T)                                                                              \
+    static int compare_##T(const void *a, const void *b) {                                         \
+        T x = *(const T *)a, y = *(const T *)b;                                                    \
+        return (x > y) - (x < y);                                                                  \
+    }
+COMPARE_OF(uint32_t)
+COMPARE_OF(int32_t)
+COMPARE_OF(uint64_t)
+COMPARE_OF(float)
+
+uint32_t pb_splitter_sample(enum pb_dtype t, const void *keys, uint64_t n, void *sample) {
+    uint32_t samples = n < PB_SPLITTER_MAX_SAMPLES ? (uint32_t)n : PB_SPLITTER_MAX_SAMPLES;
+    size_t ks = pb_dtype_size(t);
+    for (uint32_t j = 0; j < samples; j++)
+        memcpy((char *)sample + (size_t)j * ks, (const char *)keys + (j * n / samples) * ks, ks);
+    int (*compare)(const void *, const void *) = t == PB_U32   ? compare_uint32_t
+                                                 : t == PB_I32 ? compare_int32_t
+                                                 : t == PB_U64 ? compare_uint64_t
+                                                               : compare_float;
+    qsort(sample, samples, ks, compare);
+    return samples;
+}
+
 /* ---- input --------------------------------------------------------------------- */
 
 int pb_multisplit_fill_index(uint32_t *d_values, uint64_t n, cudaStream_t stream);
@@ -188,6 +214,13 @@ static int multisplit_make_input(const struct pb_case *c, bool want_device, stru
     x->pairs = case_pairs(c);
     pb_generate_host(&spec, in->host);
     pb_key_range_of(spec.dtype, in->host, spec.n, &x->range);
+    size_t ks = pb_dtype_size(spec.dtype);
+    x->host_sample = malloc(PB_SPLITTER_MAX_SAMPLES * ks);
+    if (!x->host_sample) {
+        snprintf(err, err_len, "cannot allocate the splitters' sample");
+        return -1;
+    }
+    x->samples = pb_splitter_sample(spec.dtype, in->host, spec.n, x->host_sample);
     if (x->pairs) {
         x->host_values = malloc(spec.n * sizeof(uint32_t));
         if (!x->host_values) {
@@ -202,6 +235,10 @@ static int multisplit_make_input(const struct pb_case *c, bool want_device, stru
     if (e == cudaSuccess && x->pairs) e = cudaMalloc((void **)&x->device_values, spec.n * 4);
     if (e == cudaSuccess && x->pairs)
         e = (cudaError_t)pb_multisplit_fill_index(x->device_values, spec.n, 0);
+    if (e == cudaSuccess) e = cudaMalloc(&x->device_sample, (size_t)x->samples * ks);
+    if (e == cudaSuccess)
+        e = cudaMemcpy(x->device_sample, x->host_sample, (size_t)x->samples * ks,
+                       cudaMemcpyHostToDevice);
     if (e == cudaSuccess) e = cudaDeviceSynchronize();
     if (e != cudaSuccess) {
         snprintf(err, err_len, "device input of %.2f GiB: %s", bytes / 1073741824.0,
@@ -217,7 +254,9 @@ static void multisplit_free_input(struct pb_input *in) {
     if (in->device) cudaFree(in->device);
     if (x) {
         free(x->host_values);
+        free(x->host_sample);
         if (x->device_values) cudaFree(x->device_values);
+        if (x->device_sample) cudaFree(x->device_sample);
         free(x);
     }
     memset(in, 0, sizeof *in);
@@ -237,6 +276,10 @@ void pb_multisplit_case_bucket(const struct pb_case *c, const struct pb_input *i
     const struct pb_multisplit_extra *x = in->extra;
     pb_bucket_make((enum pb_bucket_kind)pb_case_int(c, "bucket"), in->dtype,
                    (uint32_t)pb_case_int(c, "bins"), &x->range, b);
+    if (b->kind == PB_BUCKET_SPLITTERS) {
+        b->sample = x->host_sample;
+        b->samples = x->samples;
+    }
 }
 
 static int multisplit_reference(const struct pb_case *c, const struct pb_input *in, void *out) {

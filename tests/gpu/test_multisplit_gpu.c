@@ -61,6 +61,7 @@ static void every_type_bucket_and_bin_count(void **state) {
             for (size_t s = 0; s < (small ? 1 : COUNT(sizes)); s++) {
                 check(sizes[s], dtypes[t], "uniform", "u32", "range", bins[b]);
                 check(sizes[s], dtypes[t], "uniform", "none", "modulo", bins[b]);
+                check(sizes[s], dtypes[t], "normal", "u32", "splitters", bins[b]);
             }
 }
 
