@@ -1,18 +1,18 @@
-/* multisplit/auto: our design (chunk_sort.cu) for every bin count. */
+/* multisplit/auto: our design (slice_scatter.cu) for every bin count. */
 #include "multisplit_gpu.h"
 
-static const struct pb_multisplit_gpu_impl chunk_sort_impl = {
-    .plan = pb_multisplit_chunk_sort_plan,
-    .launch = pb_multisplit_chunk_sort_launch,
+static const struct pb_multisplit_gpu_impl slice_impl = {
+    .plan = pb_multisplit_slice_plan,
+    .launch = pb_multisplit_slice_launch,
 };
 
-static int auto_prepare(struct pb_run *r) { return pb_multisplit_gpu_prepare(r, &chunk_sort_impl); }
+static int auto_prepare(struct pb_run *r) { return pb_multisplit_gpu_prepare(r, &slice_impl); }
 
 const struct pb_backend pb_backend_multisplit_auto = {
     .primitive = "multisplit",
     .name = "multisplit/auto",
-    .summary = "count, scan, then per 4K-key chunk a stable block sort by bin and coalesced runs; "
-               "any bins",
+    .summary = "per-slice count, scan, then per 4K-key tile warp ranking by match_any and "
+               "coalesced runs; two LSD passes above 1024 bins",
     .target = PB_TARGET_GPU,
     .supports = pb_multisplit_supports,
     .prepare = auto_prepare,

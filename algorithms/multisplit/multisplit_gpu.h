@@ -34,8 +34,8 @@ int pb_multisplit_gpu_collect(struct pb_run *r);
 void pb_multisplit_gpu_release(struct pb_run *r);
 
 /* The kernels' entry points (multisplit_*.cu). */
-int pb_multisplit_chunk_sort_plan(const struct pb_multisplit_args *a, size_t *scratch_bytes);
-int pb_multisplit_chunk_sort_launch(const struct pb_multisplit_args *a, cudaStream_t stream);
+int pb_multisplit_slice_plan(const struct pb_multisplit_args *a, size_t *scratch_bytes);
+int pb_multisplit_slice_launch(const struct pb_multisplit_args *a, cudaStream_t stream);
 int pb_multisplit_bpw_plan(const struct pb_multisplit_args *a, size_t *scratch_bytes);
 int pb_multisplit_bpw_launch(const struct pb_multisplit_args *a, cudaStream_t stream);
 int pb_multisplit_large_plan(const struct pb_multisplit_args *a, size_t *scratch_bytes);
