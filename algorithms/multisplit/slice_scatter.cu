@@ -6,7 +6,8 @@
  *      the keys);
  *   2. cub::DeviceScan over the digit-major counts: where slice s's keys of digit d start;
  *   3. slice_scatter_kernel walks its slice in tiles of 4096 keys. Each warp ranks its
- *      keys in input order with __match_any_sync and warp-private counters; a scan over
+ *      keys in input order with ballots (which lanes share my digit) and warp-private
+ *      counters; a scan over
  *      the warps and digits gives each key its place in the tile sorted by digit; the
  *      sorted tile goes through shared memory and out in runs, consecutive threads to
  *      consecutive addresses. Running per-digit offsets carry the order from tile to tile.
@@ -43,39 +44,80 @@ template <class T> __device__ __forceinline__ uint32_t digit_of(const DigitRule 
 
 /* counts[d * slices + s] = keys of digit d in slice s. Lanes of a warp that share a digit
  * add once (warp-aggregated), so a skewed input does not serialize on one counter. */
-constexpr int kCountThreads = 512; /* with 8 loads each in flight: enough to fill the bus */
+/* Lanes of the warp holding the same digit as this lane: one ballot per digit bit. A
+ * constant cost, where __match_any_sync's grows with the number of distinct values. */
+__device__ __forceinline__ unsigned peers_of(uint32_t d, int bits) {
+    unsigned peers = 0xffffffffu;
+    for (int b = 0; b < bits; b++) {
+        const bool set = (d >> b) & 1u;
+        const unsigned ones = __ballot_sync(0xffffffffu, set);
+        peers &= set ? ones : ~ones;
+    }
+    return peers;
+}
 
+constexpr int kCountThreads = 256;
+constexpr int kCountWarps = kCountThreads / 32;
+
+/* counts[d * slices + s] = keys of digit d in slice s. Each warp counts into its own
+ * histogram in shared memory; a thread adds a run of equal digits among its consecutive
+ * keys once, so a skewed input does not pile atomics onto one counter. Keys arrive in
+ * 16-byte vectors, two per thread per step, each load instruction one coalesced 512 B. */
 template <class T>
 __global__ void __launch_bounds__(kCountThreads)
     slice_count_kernel(const T *__restrict__ keys, uint64_t n, uint64_t span, DigitRule rule,
                        uint32_t digits, uint32_t *__restrict__ counts) {
-    extern __shared__ uint32_t hist[];
-    constexpr int kUnroll = 8;
-    for (uint32_t d = threadIdx.x; d < digits; d += kCountThreads) hist[d] = 0;
+    extern __shared__ uint32_t hist[]; /* kCountWarps x digits */
+    constexpr int kVecKeys = 16 / sizeof(T);
+    constexpr int kVecs = 2;
+    constexpr uint64_t kStep = (uint64_t)kCountThreads * kVecs * kVecKeys;
+    for (uint32_t i = threadIdx.x; i < kCountWarps * digits; i += kCountThreads) hist[i] = 0;
     __syncthreads();
+    uint32_t *mine = hist + (threadIdx.x / 32) * digits;
+    const unsigned lane = threadIdx.x % 32, warp = threadIdx.x / 32;
     const uint64_t begin = (uint64_t)blockIdx.x * span;
     const uint64_t end = begin + span < n ? begin + span : n;
-    const unsigned lane = threadIdx.x % 32;
-    /* Every lane runs the same iterations (validity per element): the full-mask warp
-     * intrinsics are always convergent. */
-    for (uint64_t base = begin; base < end; base += (uint64_t)kCountThreads * kUnroll) {
-        T k[kUnroll];
+    for (uint64_t base = begin + (uint64_t)warp * 32 * kVecs * kVecKeys; base < end;
+         base += kStep) {
+        T k[kVecs][kVecKeys];
+        uint32_t have[kVecs];
 #pragma unroll
-        for (int u = 0; u < kUnroll; u++) {
-            uint64_t i = base + (uint64_t)u * kCountThreads + threadIdx.x;
-            if (i < end) k[u] = keys[i];
-        }
+        for (int v = 0; v < kVecs; v++) {
+            const uint64_t first = base + (uint64_t)(v * 32 + lane) * kVecKeys;
+            if (first + kVecKeys <= end) {
+                const uint4 raw = *reinterpret_cast<const uint4 *>(keys + first);
+                memcpy(k[v], &raw, sizeof raw);
+                have[v] = kVecKeys;
+            } else {
+                have[v] = first < end ? (uint32_t)(end - first) : 0;
 #pragma unroll
-        for (int u = 0; u < kUnroll; u++) {
-            uint64_t i = base + (uint64_t)u * kCountThreads + threadIdx.x;
-            uint32_t d = i < end ? digit_of(rule, k[u]) : digits;
-            unsigned peers = __match_any_sync(0xffffffffu, d);
-            if (d < digits && __ffs(peers) - 1 == (int)lane) atomicAdd(&hist[d], __popc(peers));
+                for (int u = 0; u < kVecKeys; u++)
+                    if (u < (int)have[v]) k[v][u] = keys[first + u];
+            }
         }
+        uint32_t run_digit = 0, run = 0;
+#pragma unroll
+        for (int v = 0; v < kVecs; v++)
+#pragma unroll
+            for (int u = 0; u < kVecKeys; u++) {
+                if (u >= (int)have[v]) continue;
+                const uint32_t d = digit_of(rule, k[v][u]);
+                if (run && d != run_digit) {
+                    atomicAdd(&mine[run_digit], run);
+                    run = 0;
+                }
+                run_digit = d;
+                run++;
+            }
+        if (run) atomicAdd(&mine[run_digit], run);
     }
     __syncthreads();
-    for (uint32_t d = threadIdx.x; d < digits; d += kCountThreads)
-        counts[(uint64_t)d * gridDim.x + blockIdx.x] = hist[d];
+    for (uint32_t d = threadIdx.x; d < digits; d += kCountThreads) {
+        uint32_t sum = 0;
+#pragma unroll
+        for (int w = 0; w < kCountWarps; w++) sum += hist[w * digits + d];
+        counts[(uint64_t)d * gridDim.x + blockIdx.x] = sum;
+    }
 }
 
 /* Shared memory of the scatter kernel, carved from the dynamic allocation. */
@@ -119,6 +161,7 @@ __global__ void __launch_bounds__(kThreads)
     const unsigned lane = threadIdx.x % 32, warp = threadIdx.x / 32;
     const uint32_t lanes_before = (1u << lane) - 1;
     uint32_t *my_counts = sm.warp_counts + warp * digits;
+    const int digit_bits = 32 - __clz(digits); /* enough for the sentinel `digits` too */
 
     for (uint32_t d = threadIdx.x; d < digits; d += kThreads)
         sm.base[d] = starts[(uint64_t)d * gridDim.x + blockIdx.x];
@@ -153,7 +196,7 @@ __global__ void __launch_bounds__(kThreads)
         for (int j = 0; j < kItems; j++) {
             const uint32_t at = warp * kWarpTile + j * 32 + lane;
             d[j] = at < valid ? digit_of(rule, k[j]) : digits;
-            const unsigned peers = __match_any_sync(0xffffffffu, d[j]);
+            const unsigned peers = peers_of(d[j], digit_bits);
             const int leader = __ffs(peers) - 1;
             uint32_t before = 0;
             if ((int)lane == leader && d[j] < digits) {
@@ -327,7 +370,7 @@ template <class T>
 cudaError_t run_pass(const Pass &pass, const Plan &p, Scratch<T> &s, const T *keys,
                      const uint32_t *values, uint64_t n, T *out_keys, uint32_t *out_values,
                      cudaStream_t stream) {
-    slice_count_kernel<T><<<p.slices, kCountThreads, pass.digits * 4, stream>>>(
+    slice_count_kernel<T><<<p.slices, kCountThreads, kCountWarps * pass.digits * 4, stream>>>(
         keys, n, p.span, pass.rule, pass.digits, s.counts);
     size_t temp = p.scan_temp_bytes;
     cudaError_t e = cub::DeviceScan::ExclusiveSum(s.scan_temp, temp, s.counts, s.starts,
