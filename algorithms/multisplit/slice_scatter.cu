@@ -148,8 +148,10 @@ template <class T, bool kPairs> struct TileSmem {
     }
 };
 
+/* Three blocks an SM for 4-byte keys (at most 85 registers), so one block's barriers
+ * overlap the others' loads. */
 template <class T, bool kPairs>
-__global__ void __launch_bounds__(kThreads)
+__global__ void __launch_bounds__(kThreads, sizeof(T) == 4 ? 3 : 2)
     slice_scatter_kernel(const T *__restrict__ keys, const uint32_t *__restrict__ values,
                          uint64_t n, uint64_t span, DigitRule rule, uint32_t digits,
                          const uint32_t *__restrict__ starts, T *__restrict__ out_keys,
@@ -180,14 +182,13 @@ __global__ void __launch_bounds__(kThreads)
          * of lane l is position j * 32 + l in it, so each load is one coalesced line and
          * (j, lane) is input order. */
         T k[kItems];
-        uint32_t v[kItems], d[kItems], rank[kItems];
+        /* digit (low 16 bits) and rank in the warp (high 16 bits) of each item: one
+         * register each, for occupancy; values wait in memory until step 4. */
+        uint32_t digit_rank[kItems];
 #pragma unroll
         for (int j = 0; j < kItems; j++) {
             const uint32_t at = warp * kWarpTile + j * 32 + lane;
-            if (at < valid) {
-                k[j] = keys[tile + at];
-                if (kPairs) v[j] = values[tile + at];
-            }
+            if (at < valid) k[j] = keys[tile + at];
         }
         /* 2. Rank in input order inside the warp: the lanes sharing a digit take
          * consecutive ranks after what the warp's earlier items of it took. Only the
@@ -195,15 +196,17 @@ __global__ void __launch_bounds__(kThreads)
 #pragma unroll
         for (int j = 0; j < kItems; j++) {
             const uint32_t at = warp * kWarpTile + j * 32 + lane;
-            d[j] = at < valid ? digit_of(rule, k[j]) : digits;
-            const unsigned peers = peers_of(d[j], digit_bits);
+            const uint32_t d = at < valid ? digit_of(rule, k[j]) : digits;
+            const unsigned peers = peers_of(d, digit_bits);
             const int leader = __ffs(peers) - 1;
             uint32_t before = 0;
-            if ((int)lane == leader && d[j] < digits) {
-                before = my_counts[d[j]];
-                my_counts[d[j]] = before + __popc(peers);
+            if ((int)lane == leader && d < digits) {
+                before = my_counts[d];
+                my_counts[d] = before + __popc(peers);
             }
-            rank[j] = __shfl_sync(0xffffffffu, before, leader) + __popc(peers & lanes_before);
+            const uint32_t rank =
+                __shfl_sync(0xffffffffu, before, leader) + __popc(peers & lanes_before);
+            digit_rank[j] = d | rank << 16;
             __syncwarp(); /* the next item's leader reads what this one's wrote */
         }
         __syncthreads();
@@ -236,11 +239,12 @@ __global__ void __launch_bounds__(kThreads)
         /* 4. The tile, sorted by digit, into shared memory. */
 #pragma unroll
         for (int j = 0; j < kItems; j++) {
-            if (d[j] < digits) {
-                const uint32_t at = my_counts[d[j]] + rank[j];
+            const uint32_t d = digit_rank[j] & 0xffffu;
+            if (d < digits) {
+                const uint32_t at = my_counts[d] + (digit_rank[j] >> 16);
                 sm.keys[at] = k[j];
-                sm.digit[at] = (uint16_t)d[j];
-                if (kPairs) sm.values[at] = v[j];
+                sm.digit[at] = (uint16_t)d;
+                if (kPairs) sm.values[at] = values[tile + warp * kWarpTile + j * 32 + lane];
             }
         }
         __syncthreads();
