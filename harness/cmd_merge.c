@@ -50,8 +50,8 @@ int pb_cmd_merge(int argc, char **argv) {
         }
     }
     char err[1024] = "", warning[1024] = "";
-    int rc = pb_merge(out, shards, nshards, force, argc, argv, err, sizeof err, warning,
-                      sizeof warning);
+    int rc =
+        pb_merge(out, shards, nshards, force, argc, argv, err, sizeof err, warning, sizeof warning);
     free(shards);
     if (rc != 0) {
         fprintf(stderr, "bench: merge: %s\n", err);

@@ -123,8 +123,8 @@ static void add_merge_record(cJSON *meta, const struct shard_meta *m, const char
     cJSON_DeleteItemFromObjectCaseSensitive(meta, "merged_from");
     cJSON_DeleteItemFromObjectCaseSensitive(meta, "merged");
     cJSON *from = cJSON_AddArrayToObject(meta, "merged_from");
-    static const char *const kept[] = {"date", "host", "git_commit", "command", "device",
-                                       "devices", "resumed"};
+    static const char *const kept[] = {"date",   "host",    "git_commit", "command",
+                                       "device", "devices", "resumed"};
     for (int i = 0; i < nshards; i++) {
         cJSON *e = cJSON_CreateObject();
         char desc[64];
@@ -219,7 +219,8 @@ int pb_merge(const char *out, const char *const *shards, int nshards, bool force
         free(text);
         free(errors);
     }
-    if (rc == 0 && (pb_sweep_expand(&cfg, &sweep) != 0 || pb_row_order_build(&cfg, &sweep, &order))) {
+    if (rc == 0 &&
+        (pb_sweep_expand(&cfg, &sweep) != 0 || pb_row_order_build(&cfg, &sweep, &order))) {
         snprintf(err, err_len, "%s: cannot expand its sweep (out of memory)", m[0].path);
         rc = 2;
     }

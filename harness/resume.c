@@ -362,7 +362,8 @@ static void add_run_options(cJSON *m, const void *arg) {
     }
     if (a->ndevices > 0) {
         cJSON *d = cJSON_AddArrayToObject(run, "devices");
-        for (int i = 0; i < a->ndevices; i++) cJSON_AddItemToArray(d, cJSON_CreateNumber(a->devices[i]));
+        for (int i = 0; i < a->ndevices; i++)
+            cJSON_AddItemToArray(d, cJSON_CreateNumber(a->devices[i]));
     }
 }
 

@@ -56,8 +56,7 @@ int pb_row_order_build(const struct pb_config *cfg, const struct pb_sweep *sw,
             parts[a] = pb_results_axis_text(c, a, bufs[a], sizeof bufs[a]);
         for (int b = 0; b < cfg->nbackends; b++) {
             parts[c->naxes] = cfg->backends[b]->name;
-            if (key_join(parts, c->naxes + 1, key, sizeof key) != 0 ||
-                !(e[n].key = strdup(key)))
+            if (key_join(parts, c->naxes + 1, key, sizeof key) != 0 || !(e[n].key = strdup(key)))
                 goto fail;
             e[n++].pos = i * (size_t)cfg->nbackends + (size_t)b;
         }
@@ -227,8 +226,7 @@ static int load_jsonl(const char *path, FILE *f, const struct pb_row_order *o, i
         cJSON_Delete(row);
         char *text = pos >= 0 ? strdup(line) : NULL;
         if (pos < 0) {
-            rc = fail(err, err_len, path, record,
-                      "not a primbench JSON row of the config's sweep");
+            rc = fail(err, err_len, path, record, "not a primbench JSON row of the config's sweep");
             break;
         }
         if (!text || push(rows, (size_t)pos, record, file, text) != 0) {

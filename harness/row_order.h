@@ -14,9 +14,9 @@
 /* Every row key of a sweep with its position: case index * backends + backend index. */
 struct pb_row_order {
     size_t count;
-    char **keys;  /* sorted, for lookup */
-    size_t *pos;  /* pos[i] belongs to keys[i] */
-    int naxes;    /* the primitive's axes, the first columns of a row */
+    char **keys; /* sorted, for lookup */
+    size_t *pos; /* pos[i] belongs to keys[i] */
+    int naxes;   /* the primitive's axes, the first columns of a row */
     const struct pb_primitive *primitive;
 };
 

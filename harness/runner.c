@@ -53,8 +53,8 @@ enum stop_reason {
 struct host_gate {
     pthread_mutex_t lock;
     pthread_cond_t changed;
-    int sharing;          /* threads in shared host work */
-    bool exclusive;       /* a CPU row is running */
+    int sharing;    /* threads in shared host work */
+    bool exclusive; /* a CPU row is running */
     int exclusive_waiting;
 };
 
@@ -506,8 +506,7 @@ static void run_case(struct worker *w, size_t case_index) {
 /* The next input group of this shard that no worker has taken; false when none is left. */
 static bool take_group(struct experiment *x, size_t *g) {
     pthread_mutex_lock(&x->lock);
-    while (x->next_group < x->ngroups && !pb_shard_owns(&x->shard, x->next_group))
-        x->next_group++;
+    while (x->next_group < x->ngroups && !pb_shard_owns(&x->shard, x->next_group)) x->next_group++;
     bool got = x->next_group < x->ngroups;
     if (got) *g = x->next_group++;
     pthread_mutex_unlock(&x->lock);
@@ -586,8 +585,8 @@ static int open_output(struct experiment *x, const struct worker *workers, int n
             }
             fprintf(stderr, "bench: %s: dropped an incomplete last row\n", cfg->output);
         }
-        if (pb_meta_add_resumed(meta_path, &workers[0].dev, opt->argc, opt->argv, opt->time_limit_s, err,
-                                sizeof err) != 0) {
+        if (pb_meta_add_resumed(meta_path, &workers[0].dev, opt->argc, opt->argv, opt->time_limit_s,
+                                err, sizeof err) != 0) {
             fprintf(stderr, "bench: %s\n", err);
             return -1;
         }

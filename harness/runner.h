@@ -26,8 +26,8 @@ struct pb_run_options {
     int ndevices;
     int devices[PB_MAX_DEVICES];
     struct pb_shard shard; /* --shard or the Slurm array; count 0: the whole sweep */
-    const char *program; /* the bench binary as invoked, for the resume hint */
-    int argc;            /* the command line from "run" on, for the metadata */
+    const char *program;   /* the bench binary as invoked, for the resume hint */
+    int argc;              /* the command line from "run" on, for the metadata */
     char **argv;
     /* Set by pb_experiment_run: a GPU row hung and its work is still on the device, so
      * the process must end without the CUDA runtime's teardown, which would wait for it. */
