@@ -13,7 +13,8 @@
 
 static const char usage[] =
     "usage: bench run [--force | --resume] [--output PATH] [--format csv|json] [--device N]\n"
-    "                 [--time-limit S] [--profile] [--no-progress] CONFIG\n"
+    "                 [--devices all|N,N,...] [--shard I/N] [--time-limit S] [--profile]\n"
+    "                 [--no-progress] CONFIG\n"
     "\n"
     "Runs every selected backend on every case of CONFIG's sweep, verifies each output\n"
     "against the primitive's reference, and writes the config's output CSV (default\n"
@@ -27,6 +28,15 @@ static const char usage[] =
     "  --format FMT     csv (default) or json: JSON Lines, one object per row, the same\n"
     "                   fields; the config's output gets .jsonl for .csv\n"
     "  --device N       the GPU to use (default 0)\n"
+    "  --devices LIST   spread the cases over several GPUs, one host thread each: 'all' or\n"
+    "                   ordinals such as 0,1; rows are written as they finish, then sorted\n"
+    "                   into sweep order, so the output equals a one-GPU run's. CPU rows run\n"
+    "                   one at a time, alone on the host. 'all' without a GPU, or a config\n"
+    "                   without GPU backends, runs as one worker\n"
+    "  --shard I/N      run only the I-th of N disjoint parts of the sweep (0 <= I < N;\n"
+    "                   input groups dealt round-robin); join the parts with bench merge.\n"
+    "                   Without it, SLURM_ARRAY_TASK_ID - SLURM_ARRAY_TASK_MIN and\n"
+    "                   SLURM_ARRAY_TASK_COUNT give the shard when set\n"
     "  --time-limit S   seconds per backend row (default 600); a GPU row past it is marked\n"
     "                   timeout and the sweep stops (its kernel may be hung); a CPU row\n"
     "                   stops repeating, and is timeout when no repetition finished in time\n"
@@ -49,6 +59,29 @@ static int jsonl_output(struct pb_config *cfg) {
     free(cfg->output);
     cfg->output = path;
     return 0;
+}
+
+/* "all" or a comma-separated list of distinct ordinals. Returns 0, or -1 (bad list). */
+static int parse_devices(const char *text, struct pb_run_options *opt) {
+    if (strcmp(text, "all") == 0) {
+        opt->devices_all = true;
+        return 0;
+    }
+    opt->ndevices = 0;
+    const char *p = text;
+    for (;;) {
+        char *end = NULL;
+        if (*p < '0' || *p > '9') return -1;
+        errno = 0;
+        long d = strtol(p, &end, 10);
+        if (errno || d > 1024 || opt->ndevices == PB_MAX_DEVICES) return -1;
+        for (int i = 0; i < opt->ndevices; i++)
+            if (opt->devices[i] == d) return -1;
+        opt->devices[opt->ndevices++] = (int)d;
+        if (*end == '\0') return 0;
+        if (*end != ',') return -1;
+        p = end + 1;
+    }
 }
 
 int pb_cmd_run(int argc, char **argv) {
@@ -98,6 +131,18 @@ int pb_cmd_run(int argc, char **argv) {
             if (*end || d < 0 || d > 1024)
                 return pb_usage_error(usage, "--device: '%s' is not a device number", argv[i]);
             opt.device = (int)d;
+        } else if (strcmp(argv[i], "--devices") == 0) {
+            if (i + 1 >= argc) return pb_usage_error(usage, "%s needs a value", "--devices");
+            if (parse_devices(argv[++i], &opt) != 0)
+                return pb_usage_error(usage,
+                                      "--devices: '%s' is not 'all' or a list of distinct "
+                                      "device numbers such as 0,1",
+                                      argv[i]);
+        } else if (strcmp(argv[i], "--shard") == 0) {
+            char err[256];
+            if (i + 1 >= argc) return pb_usage_error(usage, "%s needs a value", "--shard");
+            if (pb_shard_parse(argv[++i], &opt.shard, err, sizeof err) != 0)
+                return pb_usage_error(usage, "%s", err);
         } else if (argv[i][0] == '-') {
             return pb_usage_error(usage, "unknown option '%s'", argv[i]);
         } else if (path) {
@@ -107,6 +152,13 @@ int pb_cmd_run(int argc, char **argv) {
         }
     }
     if (!path) return pb_usage_error(usage, "%s", "no config given");
+    if (opt.shard.count == 0) {
+        char err[512];
+        if (pb_shard_from_env(&opt.shard, err, sizeof err) < 0) {
+            fprintf(stderr, "bench: %s\n", err);
+            return 2;
+        }
+    }
     if (opt.force && opt.resume)
         return pb_usage_error(usage, "%s",
                               "--force (start over) and --resume (continue) exclude "

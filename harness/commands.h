@@ -12,6 +12,7 @@ int pb_cmd_validate(int argc, char **argv);
 int pb_cmd_compare(int argc, char **argv);
 int pb_cmd_report(int argc, char **argv);
 int pb_cmd_plot(int argc, char **argv);
+int pb_cmd_merge(int argc, char **argv);
 
 /* True (and usage printed to stdout) when argv holds -h or --help. */
 bool pb_wants_help(int argc, char **argv, const char *usage);

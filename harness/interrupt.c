@@ -1,19 +1,23 @@
 /* The signal flag. */
 #define _POSIX_C_SOURCE 200809L
+#include <stdatomic.h>
 #include <string.h>
 
 #include "interrupt.h"
 
 /* The one piece of global mutable state besides the registry: a signal handler gets no
- * argument to reach the run's own state through, and the only object it may portably
- * write is a volatile sig_atomic_t with static storage (C11 7.14.1.1). Everything else
- * the run carries stays in the runner's struct experiment. */
-static volatile sig_atomic_t pending_signal;
+ * argument to reach the run's own state through, and the objects it may portably write
+ * are a volatile sig_atomic_t or a lock-free atomic with static storage (C11 7.14.1.1).
+ * An atomic, because with --devices the handler runs on one thread and the workers that
+ * poll the flag on others: a volatile alone orders nothing between threads. Everything
+ * else the run carries stays in the runner's structs. */
+_Static_assert(ATOMIC_INT_LOCK_FREE == 2, "the signal flag must be a lock-free atomic");
+static atomic_int pending_signal;
 
-static void record_signal(int sig) { pending_signal = sig; }
+static void record_signal(int sig) { atomic_store(&pending_signal, sig); }
 
 int pb_interrupt_install(struct pb_interrupt_guard *g) {
-    pending_signal = 0;
+    atomic_store(&pending_signal, 0);
     struct sigaction sa;
     memset(&sa, 0, sizeof sa);
     sa.sa_handler = record_signal;
@@ -34,4 +38,4 @@ void pb_interrupt_restore(const struct pb_interrupt_guard *g) {
     sigaction(SIGTERM, &g->old_term, NULL);
 }
 
-int pb_interrupt_pending(void) { return pending_signal; }
+int pb_interrupt_pending(void) { return atomic_load(&pending_signal); }

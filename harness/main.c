@@ -18,6 +18,7 @@ static const char usage[] =
     "  compare A B      compare two result CSVs row by row; exit 1 on a slowdown\n"
     "  report CSV       a paper-style markdown table of one metric\n"
     "  plot CSV         gnuplot figures of throughput against an axis\n"
+    "  merge OUT SHARD...  join the outputs of bench run --shard into one\n"
     "\n"
     "`bench COMMAND --help` describes each. Exit codes: 0 ok, 1 a failed check, 2 bad usage or "
     "input.\n";
@@ -33,6 +34,7 @@ static const struct {
     {"compare", pb_cmd_compare},
     {"report", pb_cmd_report},
     {"plot", pb_cmd_plot},
+    {"merge", pb_cmd_merge},
 };
 #define NCOMMANDS (sizeof commands / sizeof commands[0])
 

@@ -59,8 +59,8 @@ static cJSON *device_json(const struct pb_device_info *dev) {
     return d;
 }
 
-static cJSON *build(const struct pb_config *cfg, const struct pb_device_info *dev, int argc,
-                    char **argv) {
+static cJSON *build(const struct pb_config *cfg, const struct pb_device_info *devs, int ndevs,
+                    int argc, char **argv) {
     cJSON *m = cJSON_CreateObject();
     char text[512];
     time_t now = time(NULL);
@@ -76,7 +76,11 @@ static cJSON *build(const struct pb_config *cfg, const struct pb_device_info *de
     cJSON_AddNumberToObject(m, "host_cpus", (double)sysconf(_SC_NPROCESSORS_ONLN));
     cJSON *cmd = cJSON_AddArrayToObject(m, "command");
     for (int i = 0; i < argc; i++) cJSON_AddItemToArray(cmd, cJSON_CreateString(argv[i]));
-    cJSON_AddItemToObject(m, "device", device_json(dev));
+    cJSON_AddItemToObject(m, "device", device_json(&devs[0]));
+    if (ndevs > 1) {
+        cJSON *all = cJSON_AddArrayToObject(m, "devices");
+        for (int i = 0; i < ndevs; i++) cJSON_AddItemToArray(all, device_json(&devs[i]));
+    }
     cJSON_AddStringToObject(m, "config_path", cfg->path);
     snprintf(text, sizeof text, "%016" PRIx64, cfg->hash);
     cJSON_AddStringToObject(m, "config_hash", text);
@@ -94,9 +98,9 @@ static cJSON *build(const struct pb_config *cfg, const struct pb_device_info *de
     return m;
 }
 
-int pb_meta_write(const char *path, const struct pb_config *cfg, const struct pb_device_info *dev,
-                  int argc, char **argv, char *err, size_t err_len) {
-    cJSON *m = build(cfg, dev, argc, argv);
+int pb_meta_write(const char *path, const struct pb_config *cfg, const struct pb_device_info *devs,
+                  int ndevs, int argc, char **argv, char *err, size_t err_len) {
+    cJSON *m = build(cfg, devs, ndevs, argc, argv);
     char *text = cJSON_Print(m);
     cJSON_Delete(m);
     if (!text) {

@@ -29,6 +29,7 @@ struct layout {
     int nx;
     double *xpos;        /* the x coordinate of each value */
     bool numeric, log2x; /* categorical x is plotted at 0, 1, ... with the values as tics */
+    bool logx;           /* a log scale with plain labels: counts such as 40 .. 65536 bins */
     int *panel_axes;     /* the other axes that vary: one figure per combination */
     int npanel;
     const char **backends; /* in order of first appearance */
@@ -76,6 +77,7 @@ static void order_x(struct layout *l) {
     bool spans = positive && l->xpos[l->nx - 1] / l->xpos[0] >= 16;
     const char *name = l->t->header.fields[l->x];
     l->log2x = spans && (pow2 || strcmp(name, "n") == 0);
+    l->logx = spans && !l->log2x;
 }
 
 static int choose_x(const struct pb_results_table *t, const char *x, char *err, size_t err_len) {
@@ -307,10 +309,12 @@ static int write_script(const struct layout *l, const struct points *p, const ch
     put_quoted(f, ylabel);
     fputs(" noenhanced\n", f);
     if (l->log2x) fputs("set logscale x 2\nset format x '2^{%L}'\n", f);
+    if (l->logx) fputs("set logscale x 2\n", f);
     if (!l->numeric) fprintf(f, "set xrange [-0.5:%d.5]\n", l->nx - 1);
     if (wants_log_y(p)) fputs("set logscale y\n", f);
     if (speedup) fputs("set arrow 1 from graph 0, first 1 to graph 1, first 1 nohead dt 2\n", f);
-    fputs("set grid\nset key top left noenhanced\nset bars small\n"
+    /* The key outside, under the plot: lines of many backends never hide behind it. */
+    fputs("set grid\nset key below noenhanced\nset bars small\n"
           "set terminal pngcairo size 960,600\n",
           f);
     fprintf(f, "set output '%s.png'\nplot", stem);

@@ -99,8 +99,19 @@ static char *read_file(const char *path, long *len) {
     return text;
 }
 
-static int check_meta(const struct pb_config *cfg, const char *meta_path, bool profile, char *err,
-                      size_t err_len) {
+/* "I/N" of the shard a metadata file's run recorded, "whole sweep" when none. */
+static void recorded_shard(const cJSON *run, char *buf, size_t len) {
+    const cJSON *s = cJSON_GetObjectItemCaseSensitive(run, "shard");
+    const cJSON *index = cJSON_GetObjectItemCaseSensitive(s, "index");
+    const cJSON *count = cJSON_GetObjectItemCaseSensitive(s, "count");
+    if (cJSON_IsNumber(index) && cJSON_IsNumber(count) && count->valueint > 1)
+        snprintf(buf, len, "%d/%d", index->valueint, count->valueint);
+    else
+        snprintf(buf, len, "whole sweep");
+}
+
+static int check_meta(const struct pb_config *cfg, const char *meta_path, bool profile,
+                      const struct pb_shard *shard, char *err, size_t err_len) {
     long len;
     char *text = read_file(meta_path, &len);
     if (!text) {
@@ -133,6 +144,18 @@ static int check_meta(const struct pb_config *cfg, const char *meta_path, bool p
                  meta_path, profile ? "without" : "with", profile ? "without" : "with");
     else
         rc = 0;
+    char was[64], now[64];
+    recorded_shard(run, was, sizeof was);
+    if (shard && shard->count > 1)
+        snprintf(now, sizeof now, "%d/%d", shard->index, shard->count);
+    else
+        snprintf(now, sizeof now, "whole sweep");
+    if (rc == 0 && strcmp(was, now) != 0) {
+        snprintf(err, err_len, "%s: run.shard: the output holds %s%s, this run is %s%s", meta_path,
+                 strcmp(was, "whole sweep") ? "shard " : "the ", was,
+                 strcmp(now, "whole sweep") ? "shard " : "the ", now);
+        rc = 2;
+    }
     cJSON_Delete(m);
     return rc;
 }
@@ -270,14 +293,14 @@ static int load_jsonl(const struct pb_config *cfg, const char *path, struct pb_r
 }
 
 int pb_resume_load(const struct pb_config *cfg, const char *out_path, const char *meta_path,
-                   enum pb_format fmt, bool profile, struct pb_resume *rs, char *err,
-                   size_t err_len) {
+                   enum pb_format fmt, bool profile, const struct pb_shard *shard,
+                   struct pb_resume *rs, char *err, size_t err_len) {
     memset(rs, 0, sizeof *rs);
     struct stat st;
     if (stat(out_path, &st) != 0) return 0; /* nothing yet: a fresh run */
     rs->exists = true;
     rs->file_bytes = (long)st.st_size;
-    int rc = check_meta(cfg, meta_path, profile, err, err_len);
+    int rc = check_meta(cfg, meta_path, profile, shard, err, err_len);
     if (rc != 0) return rc;
     if (fmt == PB_FORMAT_JSON) {
         rc = load_jsonl(cfg, out_path, rs, err, err_len);
@@ -324,25 +347,29 @@ static int edit_meta(const char *meta_path, void (*edit)(cJSON *m, const void *a
     return 0;
 }
 
-struct run_options_arg {
-    bool profile;
-    double time_limit_s;
-    enum pb_format fmt;
-};
-
 static void add_run_options(cJSON *m, const void *arg) {
-    const struct run_options_arg *a = arg;
+    const struct pb_meta_run *a = arg;
     cJSON_DeleteItemFromObjectCaseSensitive(m, "run");
     cJSON *run = cJSON_AddObjectToObject(m, "run");
     cJSON_AddBoolToObject(run, "profile", a->profile);
     cJSON_AddNumberToObject(run, "time_limit_s", a->time_limit_s);
-    cJSON_AddStringToObject(run, "format", a->fmt == PB_FORMAT_JSON ? "jsonl" : "csv");
+    cJSON_AddStringToObject(run, "format", a->format == PB_FORMAT_JSON ? "jsonl" : "csv");
+    if (a->shard && a->shard->count > 0) {
+        cJSON *s = cJSON_AddObjectToObject(run, "shard");
+        cJSON_AddNumberToObject(s, "index", a->shard->index);
+        cJSON_AddNumberToObject(s, "count", a->shard->count);
+        cJSON_AddStringToObject(s, "source", a->shard->source ? a->shard->source : "option");
+    }
+    if (a->ndevices > 0) {
+        cJSON *d = cJSON_AddArrayToObject(run, "devices");
+        for (int i = 0; i < a->ndevices; i++)
+            cJSON_AddItemToArray(d, cJSON_CreateNumber(a->devices[i]));
+    }
 }
 
-int pb_meta_add_run_options(const char *meta_path, bool profile, double time_limit_s,
-                            enum pb_format fmt, char *err, size_t err_len) {
-    struct run_options_arg a = {profile, time_limit_s, fmt};
-    return edit_meta(meta_path, add_run_options, &a, err, err_len);
+int pb_meta_add_run_options(const char *meta_path, const struct pb_meta_run *run, char *err,
+                            size_t err_len) {
+    return edit_meta(meta_path, add_run_options, run, err, err_len);
 }
 
 struct resumed_arg {

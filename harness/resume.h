@@ -8,7 +8,9 @@
 
 #include "config.h"
 #include "device.h"
+#include "meta.h"
 #include "results.h"
+#include "shard.h"
 
 struct pb_resume {
     bool exists;       /* there is an output to resume; false: start a fresh one */
@@ -23,17 +25,19 @@ struct pb_resume {
 /* Reads the output at out_path (in format fmt) and meta_path. Returns 0 (with
  * rs->exists false when there is no output), or 2 with one line in err naming the file
  * and field: metadata missing or not primbench's, a different config hash, a different
- * --profile setting, or an output that is not the primitive's CSV / JSON Lines. */
+ * --profile setting, another shard, or an output that is not the primitive's CSV / JSON
+ * Lines. */
 int pb_resume_load(const struct pb_config *cfg, const char *out_path, const char *meta_path,
-                   enum pb_format fmt, bool profile, struct pb_resume *rs, char *err,
-                   size_t err_len);
+                   enum pb_format fmt, bool profile, const struct pb_shard *shard,
+                   struct pb_resume *rs, char *err, size_t err_len);
 /* True when the output already holds the row of (c, backend). */
 bool pb_resume_has(const struct pb_resume *rs, const struct pb_case *c, const char *backend);
 void pb_resume_free(struct pb_resume *rs);
 
-/* Adds "run": {profile, time_limit_s, format} to a metadata file just written. */
-int pb_meta_add_run_options(const char *meta_path, bool profile, double time_limit_s,
-                            enum pb_format fmt, char *err, size_t err_len);
+/* Adds "run": {profile, time_limit_s, format, shard, devices} to a metadata file just
+ * written. */
+int pb_meta_add_run_options(const char *meta_path, const struct pb_meta_run *run, char *err,
+                            size_t err_len);
 /* Appends {date, git_commit, command, device, time_limit_s} to the metadata's "resumed"
  * list, keeping everything the first run recorded. */
 int pb_meta_add_resumed(const char *meta_path, const struct pb_device_info *dev, int argc,

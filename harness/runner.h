@@ -7,6 +7,10 @@
 
 #include "config.h"
 #include "results.h"
+#include "shard.h"
+
+/* The most GPUs one run drives (--devices). */
+#define PB_MAX_DEVICES 64
 
 struct pb_run_options {
     bool force;    /* overwrite an existing output */
@@ -15,9 +19,15 @@ struct pb_run_options {
     bool progress; /* a progress line on stderr */
     enum pb_format format;
     double time_limit_s; /* per backend row; 600 when 0 */
-    int device;          /* GPU ordinal */
-    const char *program; /* the bench binary as invoked, for the resume hint */
-    int argc;            /* the command line from "run" on, for the metadata */
+    int device;          /* GPU ordinal (--device) */
+    /* --devices: one worker thread per listed GPU (devices_all: every GPU there is);
+     * ndevices 0 means --device alone. */
+    bool devices_all;
+    int ndevices;
+    int devices[PB_MAX_DEVICES];
+    struct pb_shard shard; /* --shard or the Slurm array; count 0: the whole sweep */
+    const char *program;   /* the bench binary as invoked, for the resume hint */
+    int argc;              /* the command line from "run" on, for the metadata */
     char **argv;
     /* Set by pb_experiment_run: a GPU row hung and its work is still on the device, so
      * the process must end without the CUDA runtime's teardown, which would wait for it. */
