@@ -117,9 +117,9 @@ static bool any_case(const struct pb_case *c, char *why, size_t why_len) {
     return true;
 }
 
-/* One step per vertex: past 2^18 vertices a run takes seconds (each step a grid-wide
+/* One step per vertex: past 2^16 vertices a run takes seconds (each step a grid-wide
  * synchronisation or a CUB launch) and says nothing the smaller sizes do not. */
-#define STEP_LOOP_MAX_VERTICES 262144
+#define STEP_LOOP_MAX_VERTICES 65536
 
 static bool step_loop_supports(const struct pb_case *c, char *why, size_t why_len) {
     if (strcmp(pb_case_choice(c, "graph"), "rome99") == 0 ||

@@ -80,17 +80,16 @@ static void generated_graphs(void **state) {
     }
 }
 
-/* Past one block's shared memory: dijkstra-butterfly's cooperative grid. */
+/* Past one block's shared memory (65536 distances are 256 KiB): dijkstra-butterfly's
+ * cooperative grid; and frontier alone past the step loops' 65536 vertices. */
 static void larger_graphs(void **state) {
     (void)state;
-    if (small) {
-        check("grid", 70000, 1, "int", 0);
-        return;
-    }
-    check("grid", 70001, 1, "int", 0);
-    check("grid", 200000, 1, "float", 12345);
-    check("rmat", 131072, 1, "int", 0);
-    check("grid", 1 << 20, 1, "int", 0); /* frontier only (dijkstra: too many steps) */
+    check("grid", 65536, 1, "int", 0);
+    if (small) return;
+    check("rmat", 65536, 1, "float", 12345);
+    check("grid", 65000, 1, "float", 777);
+    check("grid", 1 << 20, 1, "int", 0);
+    check("rmat", 1 << 18, 1, "int", 3);
 }
 
 int main(void) {
