@@ -24,8 +24,7 @@ static const struct sssp_named_graph sssp_edge_graphs[] = {
     {"self-loops", "p sp 3 4\na 1 1 0\na 1 2 3\na 2 2 1\na 2 3 1\n", 0},
     {"ties between paths",
      "p sp 6 8\na 1 2 1\na 1 3 1\na 2 4 1\na 3 4 1\na 4 5 2\na 2 5 3\na 3 6 3\na 5 6 0\n", 0},
-    {"source in the middle", "p sp 5 6\na 1 2 1\na 2 3 1\na 3 4 1\na 4 5 1\na 5 1 1\na 3 1 7\n",
-     2},
+    {"source in the middle", "p sp 5 6\na 1 2 1\na 2 3 1\na 3 4 1\na 4 5 1\na 5 1 1\na 3 1 7\n", 2},
 };
 
 /* 0, or -1 with err set. */

@@ -168,8 +168,8 @@ static void verifier_catches_wrong_outputs(void **state) {
     struct pb_case c;
     case_init(&c, sssp(), 1);
     assert_int_equal(sssp()->reference(&c, &in, ref), 0);
-    const uint32_t dist[] = {0, 5, 2, 6, SSSP_INF_INT}, pred[] = {SSSP_NO_PRED, 2, 0, 1,
-                                                                  SSSP_NO_PRED};
+    const uint32_t dist[] = {0, 5, 2, 6, SSSP_INF_INT},
+                   pred[] = {SSSP_NO_PRED, 2, 0, 1, SSSP_NO_PRED};
     assert_memory_equal(ref, dist, sizeof dist);
     assert_memory_equal(ref + 5, pred, sizeof pred);
     memcpy(out, ref, sizeof out);

@@ -160,8 +160,8 @@ struct Launcher {
     cudaStream_t stream;
     template <class Dist> int operator()() const {
         if (plan->single_block) {
-            dijkstra_block_kernel<Dist><<<1, kBlockThreads, plan->shared_bytes, stream>>>(
-                *g, source, out.dist, out.pred);
+            dijkstra_block_kernel<Dist>
+                <<<1, kBlockThreads, plan->shared_bytes, stream>>>(*g, source, out.dist, out.pred);
             return (int)cudaGetLastError();
         }
         pb_sssp_device_graph graph = *g;
@@ -187,6 +187,5 @@ extern "C" int pb_sssp_butterfly_launch(const struct pb_sssp_device_graph *g, bo
                                         uint32_t source, const struct pb_sssp_butterfly_plan *plan,
                                         void *scratch, struct pb_sssp_gpu_out out,
                                         cudaStream_t stream) {
-    return pb_sssp::with_dist(is_float,
-                              pb_sssp::Launcher{g, source, plan, scratch, out, stream});
+    return pb_sssp::with_dist(is_float, pb_sssp::Launcher{g, source, plan, scratch, out, stream});
 }

@@ -34,6 +34,15 @@ struct Scratch {
 
 constexpr int kNearCount = 0, kFarCount = 3, kFarMin = 5, kCounters = 8;
 
+/* By selection, not by a run-time index into the parameter (which would copy the struct
+ * to local memory). */
+__device__ __forceinline__ uint32_t *near_queue(const Scratch &s, uint32_t i) {
+    return i & 1 ? s.near_queue[1] : s.near_queue[0];
+}
+__device__ __forceinline__ uint32_t *far_queue(const Scratch &s, uint32_t i) {
+    return i & 1 ? s.far_queue[1] : s.far_queue[0];
+}
+
 __device__ void push(uint32_t *queue, uint32_t *count, uint32_t v) {
     cg::coalesced_group active = cg::coalesced_threads();
     uint32_t base = 0;
@@ -83,7 +92,7 @@ __global__ void __launch_bounds__(kThreads)
         for (int i = 0; i < kCounters; i++) counters[i] = 0;
         counters[kFarMin] = Dist::kInf;
         counters[kNearCount + 1] = 1;
-        s.near_queue[1][0] = source;
+        near_queue(s, 1)[0] = source;
     }
     grid.sync();
     uint32_t iter = 1, phase = 1, far_side = 0;
@@ -93,8 +102,8 @@ __global__ void __launch_bounds__(kThreads)
         for (;;) {
             const uint32_t count = __ldcg(&counters[kNearCount + iter % 3]);
             if (count == 0) break;
-            const uint32_t *queue = s.near_queue[iter % 2];
-            uint32_t *next = s.near_queue[(iter + 1) % 2];
+            const uint32_t *queue = near_queue(s, iter);
+            uint32_t *next = near_queue(s, iter + 1);
             uint32_t *next_count = &counters[kNearCount + (iter + 1) % 3];
             if (gtid == 0) counters[kNearCount + (iter + 2) % 3] = 0; /* read last iteration */
             for (uint32_t base = gwarp * 32; base < count; base += warps * 32) {
@@ -130,7 +139,7 @@ __global__ void __launch_bounds__(kThreads)
                         const uint32_t e = o_begin + (k - o_offset);
                         relax<Dist>(s, __ldg(&g.col[e]), Dist::add(o_du, __ldg(&g.w[e])), o_u,
                                     threshold, iter, phase, next, next_count,
-                                    s.far_queue[far_side], &counters[kFarCount + far_side]);
+                                    far_queue(s, far_side), &counters[kFarCount + far_side]);
                     }
                 }
             }
@@ -139,7 +148,7 @@ __global__ void __launch_bounds__(kThreads)
         }
         /* Phase end: the least far distance at or past the threshold. */
         const uint32_t far_count = __ldcg(&counters[kFarCount + far_side]);
-        const uint32_t *far = s.far_queue[far_side];
+        const uint32_t *far = far_queue(s, far_side);
         for (uint32_t i = gtid; i < far_count; i += threads) {
             uint32_t d = (uint32_t)(__ldcg(&s.packed[__ldcg(&far[i])]) >> 32);
             if (d >= threshold) atomicMin(&counters[kFarMin], d);
@@ -151,8 +160,9 @@ __global__ void __launch_bounds__(kThreads)
         threshold = Dist::add(least, delta);
         if (threshold <= least) threshold = Dist::kInf; /* delta lost to rounding */
         phase++;
-        uint32_t *near = s.near_queue[iter % 2], *near_count = &counters[kNearCount + iter % 3];
-        uint32_t *kept = s.far_queue[far_side ^ 1], *kept_count = &counters[kFarCount + (far_side ^ 1)];
+        uint32_t *near = near_queue(s, iter), *near_count = &counters[kNearCount + iter % 3];
+        uint32_t *kept = far_queue(s, far_side ^ 1),
+                 *kept_count = &counters[kFarCount + (far_side ^ 1)];
         for (uint32_t i = gtid; i < far_count; i += threads) {
             uint32_t v = __ldcg(&far[i]);
             uint32_t d = (uint32_t)(__ldcg(&s.packed[v]) >> 32);
@@ -224,10 +234,11 @@ extern "C" int pb_sssp_frontier_plan(const struct pb_sssp_graph *g,
         e = cudaDeviceGetAttribute(&cooperative, cudaDevAttrCooperativeLaunch, device);
     if (e == cudaSuccess && !cooperative) e = cudaErrorNotSupported;
     if (e == cudaSuccess)
-        e = g->is_float ? cudaOccupancyMaxActiveBlocksPerMultiprocessor(
-                              &per_sm, pb_sssp::near_far_kernel<pb_sssp::FloatDist>, pb_sssp::kThreads, 0)
-                        : cudaOccupancyMaxActiveBlocksPerMultiprocessor(
-                              &per_sm, pb_sssp::near_far_kernel<pb_sssp::IntDist>, pb_sssp::kThreads, 0);
+        e = g->is_float
+                ? cudaOccupancyMaxActiveBlocksPerMultiprocessor(
+                      &per_sm, pb_sssp::near_far_kernel<pb_sssp::FloatDist>, pb_sssp::kThreads, 0)
+                : cudaOccupancyMaxActiveBlocksPerMultiprocessor(
+                      &per_sm, pb_sssp::near_far_kernel<pb_sssp::IntDist>, pb_sssp::kThreads, 0);
     if (e != cudaSuccess) return (int)e;
     if (per_sm < 1) return (int)cudaErrorCooperativeLaunchTooLarge;
     plan->grid = sms * per_sm;
@@ -258,6 +269,5 @@ extern "C" int pb_sssp_frontier_launch(const struct pb_sssp_device_graph *g, boo
                                        uint32_t source, const struct pb_sssp_frontier_plan *plan,
                                        void *scratch, struct pb_sssp_gpu_out out,
                                        cudaStream_t stream) {
-    return pb_sssp::with_dist(is_float,
-                              pb_sssp::Launcher{g, source, plan, scratch, out, stream});
+    return pb_sssp::with_dist(is_float, pb_sssp::Launcher{g, source, plan, scratch, out, stream});
 }

@@ -46,8 +46,7 @@ static int grid_neighbours(uint32_t v, uint32_t n, uint32_t cols, uint32_t *out)
 
 /* Allocates g for n vertices and m arcs with row already holding per-vertex counts at
  * row[v + 1]; turns them into offsets. */
-static int alloc_rows(struct pb_sssp_graph *g, uint32_t n, uint64_t m, char *err,
-                      size_t err_len) {
+static int alloc_rows(struct pb_sssp_graph *g, uint32_t n, uint64_t m, char *err, size_t err_len) {
     if (m > 0xFFFFFFFEull) {
         snprintf(err, err_len, "%llu arcs: more than 2^32 - 2", (unsigned long long)m);
         return -1;

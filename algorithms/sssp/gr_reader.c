@@ -126,8 +126,8 @@ int pb_gr_read_stream(FILE *f, const char *name, struct pb_sssp_graph *g, char *
         }
         int wrc = parse_u64(&p, 0xFFFFFFFEu, &w);
         if (wrc == -2) {
-            snprintf(err, err_len, "%s:%" PRIu64 ": negative weight (Dijkstra needs w >= 0)",
-                     name, lineno);
+            snprintf(err, err_len, "%s:%" PRIu64 ": negative weight (Dijkstra needs w >= 0)", name,
+                     lineno);
             goto out;
         }
         if (wrc != 0 || !rest_is_blank(p)) {
@@ -152,8 +152,8 @@ int pb_gr_read_stream(FILE *f, const char *name, struct pb_sssp_graph *g, char *
     }
     if (seen != m) {
         snprintf(err, err_len,
-                 "%s:%" PRIu64 ": the file ends after %" PRIu64
-                 " arcs, the header says %" PRIu64 " (truncated?)",
+                 "%s:%" PRIu64 ": the file ends after %" PRIu64 " arcs, the header says %" PRIu64
+                 " (truncated?)",
                  name, lineno, seen, m);
         goto out;
     }

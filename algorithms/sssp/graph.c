@@ -71,8 +71,7 @@ int pb_sssp_find_data(const char *file, char *path, size_t path_len, char *err, 
         snprintf(path, path_len, "%s/%s", dirs[i], file);
         if (access(path, R_OK) == 0) return 0;
     }
-    snprintf(err, err_len,
-             "%s not found in $PB_DATA_DIR (%s), ../shared/data or %s/../shared/data", file,
-             env ? env : "unset", PB_SOURCE_ROOT);
+    snprintf(err, err_len, "%s not found in $PB_DATA_DIR (%s), ../shared/data or %s/../shared/data",
+             file, env ? env : "unset", PB_SOURCE_ROOT);
     return -1;
 }

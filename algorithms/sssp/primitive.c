@@ -135,8 +135,8 @@ static int sssp_make_input(const struct pb_case *c, bool want_device, struct pb_
         if (rc == 0) rc = pb_gr_read(path, &g, err, err_len);
     } else {
         rc = pb_sssp_generate(case_family(c), (uint32_t)pb_case_int(c, "vertices"),
-                              (uint32_t)pb_case_int(c, "density"), c->seed ^ pb_case_input_stream(c),
-                              &g, err, err_len);
+                              (uint32_t)pb_case_int(c, "density"),
+                              c->seed ^ pb_case_input_stream(c), &g, err, err_len);
     }
     if (rc != 0) return -1;
     if (case_float(c)) pb_sssp_graph_to_float(&g);
@@ -206,8 +206,8 @@ int pb_sssp_check(const struct pb_sssp_graph *g, uint32_t source, const uint32_t
             return 1;
         }
         if (!has_tight_arc(g, p, v, dist)) {
-            snprintf(why, why_len, "pred[%u] = %u: no arc %u -> %u with dist[%u] + w = dist[%u]",
-                     v, p, p, v, p, v);
+            snprintf(why, why_len, "pred[%u] = %u: no arc %u -> %u with dist[%u] + w = dist[%u]", v,
+                     p, p, v, p, v);
             return 1;
         }
     }
@@ -240,8 +240,8 @@ int pb_sssp_check(const struct pb_sssp_graph *g, uint32_t source, const uint32_t
 static int sssp_verify(const struct pb_case *c, const struct pb_input *in, const void *ref,
                        const void *out, char *why, size_t why_len) {
     const struct pb_sssp_graph *g = in->host;
-    return pb_sssp_check(g, pb_sssp_case_source(c, g->n), ref, out,
-                         (const uint32_t *)out + g->n, why, why_len);
+    return pb_sssp_check(g, pb_sssp_case_source(c, g->n), ref, out, (const uint32_t *)out + g->n,
+                         why, why_len);
 }
 
 static uint64_t case_arcs(const struct pb_case *c) {

@@ -22,11 +22,11 @@ extern "C" {
 
 /* A directed graph in CSR form on the host: out-arcs of u are row[u] .. row[u+1]-1. */
 struct pb_sssp_graph {
-    uint32_t n;     /* vertices */
-    uint32_t m;     /* arcs */
-    uint32_t *row;  /* n + 1 offsets */
-    uint32_t *col;  /* m heads */
-    uint32_t *w;    /* m weights (float bits when is_float) */
+    uint32_t n;    /* vertices */
+    uint32_t m;    /* arcs */
+    uint32_t *row; /* n + 1 offsets */
+    uint32_t *col; /* m heads */
+    uint32_t *w;   /* m weights (float bits when is_float) */
     bool is_float;
     uint32_t max_w; /* the largest weight (as bits) */
 };
@@ -113,10 +113,10 @@ struct pb_sssp_gpu_out {
 /* dijkstra-butterfly: one block when the distances fit in its shared memory, else a
  * cooperative grid. */
 struct pb_sssp_butterfly_plan {
-    int single_block;      /* 1: one block of shared-memory distances */
-    size_t shared_bytes;   /* dynamic shared memory of the single-block kernel */
-    int grid;              /* blocks of the cooperative kernel */
-    size_t scratch_bytes;  /* device scratch */
+    int single_block;     /* 1: one block of shared-memory distances */
+    size_t shared_bytes;  /* dynamic shared memory of the single-block kernel */
+    int grid;             /* blocks of the cooperative kernel */
+    size_t scratch_bytes; /* device scratch */
 };
 int pb_sssp_butterfly_plan(uint32_t n, bool is_float, struct pb_sssp_butterfly_plan *plan);
 int pb_sssp_butterfly_launch(const struct pb_sssp_device_graph *g, bool is_float, uint32_t source,
@@ -134,7 +134,7 @@ void pb_sssp_cub_destroy(struct pb_sssp_cub_state *s);
 /* frontier: near-far in one cooperative kernel. */
 struct pb_sssp_frontier_plan {
     int grid;
-    uint32_t delta;       /* bucket width (as a distance: integer or float bits) */
+    uint32_t delta; /* bucket width (as a distance: integer or float bits) */
     size_t scratch_bytes;
 };
 int pb_sssp_frontier_plan(const struct pb_sssp_graph *g, struct pb_sssp_frontier_plan *plan);
