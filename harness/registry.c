@@ -5,6 +5,7 @@
 
 extern const struct pb_primitive pb_primitive_reduce;
 extern const struct pb_primitive pb_primitive_multisplit;
+extern const struct pb_primitive pb_primitive_sssp;
 
 extern const struct pb_backend pb_backend_reduce_butterfly;
 extern const struct pb_backend pb_backend_reduce_cub;
@@ -14,10 +15,16 @@ extern const struct pb_backend pb_backend_multisplit_large;
 extern const struct pb_backend pb_backend_multisplit_auto;
 extern const struct pb_backend pb_backend_multisplit_cub_sort;
 extern const struct pb_backend pb_backend_multisplit_cpu;
+extern const struct pb_backend pb_backend_sssp_dijkstra_butterfly;
+extern const struct pb_backend pb_backend_sssp_dijkstra_cub;
+extern const struct pb_backend pb_backend_sssp_frontier;
+extern const struct pb_backend pb_backend_sssp_cpu_heap;
+extern const struct pb_backend pb_backend_sssp_cpu_scan;
 
 static const struct pb_primitive *const primitives[] = {
     &pb_primitive_reduce,
     &pb_primitive_multisplit,
+    &pb_primitive_sssp,
 };
 
 static const struct pb_backend *const backends[] = {
@@ -29,6 +36,11 @@ static const struct pb_backend *const backends[] = {
     &pb_backend_multisplit_auto,
     &pb_backend_multisplit_cub_sort,
     &pb_backend_multisplit_cpu,
+    &pb_backend_sssp_dijkstra_butterfly,
+    &pb_backend_sssp_dijkstra_cub,
+    &pb_backend_sssp_frontier,
+    &pb_backend_sssp_cpu_heap,
+    &pb_backend_sssp_cpu_scan,
 };
 
 #define COUNT(a) ((int)(sizeof(a) / sizeof((a)[0])))

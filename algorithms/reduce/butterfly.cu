@@ -12,6 +12,7 @@
  *      enough for one block skip this step. */
 #include <cuda_runtime.h>
 
+#include "butterfly.cuh"
 #include "reduce_types.cuh"
 
 namespace pb_reduce {
@@ -19,6 +20,15 @@ namespace {
 
 constexpr int kThreads = 256;
 constexpr int kWarps = kThreads / 32;
+using pb_butterfly::shfl_xor;
+using pb_butterfly::warp_butterfly;
+
+/* Butterfly across the block; the result is valid in every thread of warp 0. */
+template <class Op>
+__device__ typename Op::Acc block_butterfly(typename Op::Acc acc,
+                                            typename Op::Acc (&warp_results)[kWarps]) {
+    return pb_butterfly::block_butterfly<Op, kWarps>(acc, warp_results);
+}
 constexpr int kUnroll = 4; /* 16-byte loads in flight per thread per iteration */
 
 /* ---- the four ops as (lift, combine, identity) over an accumulator ---------- */
@@ -71,43 +81,6 @@ template <class T> struct ArgMinOp {
         *(int64_t *)((char *)result + 8) = a.index;
     }
 };
-
-/* __shfl_xor_sync for any trivially copyable accumulator, 4 bytes at a time. */
-template <class V> __device__ V shfl_xor(const V &v, int lane_mask) {
-    static_assert(sizeof(V) % 4 == 0, "accumulators are whole words");
-    constexpr int kWords = sizeof(V) / 4;
-    union {
-        V value;
-        int word[kWords];
-    } in, out;
-    in.value = v;
-#pragma unroll
-    for (int w = 0; w < kWords; w++)
-        out.word[w] = __shfl_xor_sync(0xffffffffu, in.word[w], lane_mask);
-    return out.value;
-}
-
-/* The seed's butterfly across a warp: afterwards every lane holds the warp's result. */
-template <class Op> __device__ typename Op::Acc warp_butterfly(typename Op::Acc acc) {
-#pragma unroll
-    for (int offset = 16; offset > 0; offset >>= 1) acc = Op::combine(acc, shfl_xor(acc, offset));
-    return acc;
-}
-
-/* Butterfly across the block; the result is valid in every thread of warp 0. */
-template <class Op>
-__device__ typename Op::Acc block_butterfly(typename Op::Acc acc,
-                                            typename Op::Acc (&warp_results)[kWarps]) {
-    const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
-    acc = warp_butterfly<Op>(acc);
-    if (lane == 0) warp_results[warp] = acc;
-    __syncthreads();
-    if (warp == 0) {
-        acc = lane < kWarps ? warp_results[lane] : Op::identity();
-        acc = warp_butterfly<Op>(acc);
-    }
-    return acc;
-}
 
 /* Sixteen bytes of keys, loaded as one vector. */
 template <class T> struct alignas(16) KeyVector {
