@@ -5,6 +5,7 @@
 
 extern const struct pb_primitive pb_primitive_reduce;
 extern const struct pb_primitive pb_primitive_multisplit;
+extern const struct pb_primitive pb_primitive_sort;
 
 extern const struct pb_backend pb_backend_reduce_butterfly;
 extern const struct pb_backend pb_backend_reduce_cub;
@@ -14,10 +15,16 @@ extern const struct pb_backend pb_backend_multisplit_large;
 extern const struct pb_backend pb_backend_multisplit_auto;
 extern const struct pb_backend pb_backend_multisplit_cub_sort;
 extern const struct pb_backend pb_backend_multisplit_cpu;
+extern const struct pb_backend pb_backend_sort_odd_even;
+extern const struct pb_backend pb_backend_sort_odd_even_merge;
+extern const struct pb_backend pb_backend_sort_cub_segmented;
+extern const struct pb_backend pb_backend_sort_cub_radix;
+extern const struct pb_backend pb_backend_sort_cpu;
 
 static const struct pb_primitive *const primitives[] = {
     &pb_primitive_reduce,
     &pb_primitive_multisplit,
+    &pb_primitive_sort,
 };
 
 static const struct pb_backend *const backends[] = {
@@ -29,6 +36,11 @@ static const struct pb_backend *const backends[] = {
     &pb_backend_multisplit_auto,
     &pb_backend_multisplit_cub_sort,
     &pb_backend_multisplit_cpu,
+    &pb_backend_sort_odd_even,
+    &pb_backend_sort_odd_even_merge,
+    &pb_backend_sort_cub_segmented,
+    &pb_backend_sort_cub_radix,
+    &pb_backend_sort_cpu,
 };
 
 #define COUNT(a) ((int)(sizeof(a) / sizeof((a)[0])))
