@@ -218,15 +218,17 @@ static int verify_segment(const struct pb_sort_shape *sh, const struct pb_input 
                           unsigned char *seen, char *why, size_t why_len) {
     size_t ks = pb_dtype_size(sh->dtype);
     const char *dir = sh->descending ? "descending" : "ascending";
-    long long neg_zero_balance = 0;
-    for (uint64_t i = b; i < e; i++) {
-        if (i > b && !in_order(sh->dtype, sh->descending, out, i - 1, i)) {
+    for (uint64_t i = b + 1; i < e; i++) {
+        if (!in_order(sh->dtype, sh->descending, out, i - 1, i)) {
             snprintf(why, why_len, "segment %llu (keys %llu..%llu): keys %llu and %llu are not %s",
                      (unsigned long long)(b / sh->length), (unsigned long long)b,
                      (unsigned long long)e - 1, (unsigned long long)i - 1, (unsigned long long)i,
                      dir);
             return 1;
         }
+    }
+    long long neg_zero_balance = 0;
+    for (uint64_t i = b; i < e; i++) {
         bool neg_out = negative_zero(sh->dtype, out, i), neg_ref = negative_zero(sh->dtype, ref, i);
         neg_zero_balance += (long long)neg_out - (long long)neg_ref;
         if (memcmp(out + i * ks, ref + i * ks, ks) != 0 &&
