@@ -6,6 +6,7 @@
 extern const struct pb_primitive pb_primitive_reduce;
 extern const struct pb_primitive pb_primitive_multisplit;
 extern const struct pb_primitive pb_primitive_sssp;
+extern const struct pb_primitive pb_primitive_sort;
 
 extern const struct pb_backend pb_backend_reduce_butterfly;
 extern const struct pb_backend pb_backend_reduce_cub;
@@ -20,11 +21,17 @@ extern const struct pb_backend pb_backend_sssp_dijkstra_cub;
 extern const struct pb_backend pb_backend_sssp_frontier;
 extern const struct pb_backend pb_backend_sssp_cpu_heap;
 extern const struct pb_backend pb_backend_sssp_cpu_scan;
+extern const struct pb_backend pb_backend_sort_odd_even;
+extern const struct pb_backend pb_backend_sort_odd_even_merge;
+extern const struct pb_backend pb_backend_sort_cub_segmented;
+extern const struct pb_backend pb_backend_sort_cub_radix;
+extern const struct pb_backend pb_backend_sort_cpu;
 
 static const struct pb_primitive *const primitives[] = {
     &pb_primitive_reduce,
     &pb_primitive_multisplit,
     &pb_primitive_sssp,
+    &pb_primitive_sort,
 };
 
 static const struct pb_backend *const backends[] = {
@@ -41,6 +48,11 @@ static const struct pb_backend *const backends[] = {
     &pb_backend_sssp_frontier,
     &pb_backend_sssp_cpu_heap,
     &pb_backend_sssp_cpu_scan,
+    &pb_backend_sort_odd_even,
+    &pb_backend_sort_odd_even_merge,
+    &pb_backend_sort_cub_segmented,
+    &pb_backend_sort_cub_radix,
+    &pb_backend_sort_cpu,
 };
 
 #define COUNT(a) ((int)(sizeof(a) / sizeof((a)[0])))

@@ -1,0 +1,294 @@
+/* sort/odd-even-merge: Batcher's odd-even merge sort network, in three shapes.
+ *  - short segments (up to 32 keys): a thread owns a whole segment, padded to the next
+ *    power of two P with the largest item, and runs the network on P registers (fully
+ *    unrolled); a block stages its 128 segments through shared memory so that global
+ *    loads and stores are coalesced over the flat array.
+ *  - long segments (33 to 4096): a block holds 4096 items in shared memory (4096 / P
+ *    segments); each thread first sorts 32 consecutive items in registers (the network's
+ *    first five merge levels), then the remaining steps run on shared memory.
+ *  - one whole array (up to PB_SORT_OEM_MAX_ARRAY): chunks of 4096 sorted as above into
+ *    a padded copy, then one kernel per remaining network step over the whole array
+ *    (O(n log^2 n) work: the comparison with radix sort is the point). */
+#include "sort_common.cuh"
+
+namespace pb_sort {
+namespace {
+
+constexpr int SHORT_THREADS = 128;
+constexpr int LONG_THREADS = 128;
+constexpr int LONG_ITEMS = LONG_THREADS * 32; /* 4096: PB_SORT_MAX_NETWORK */
+constexpr int LONG_LOG = 12;
+constexpr int STEP_THREADS = 256;
+static_assert(LONG_ITEMS == PB_SORT_MAX_NETWORK, "a long block holds the longest segment");
+
+/* One padding slot per 32: a thread reading 32 consecutive items hits 32 banks. */
+__host__ __device__ constexpr uint32_t pad(uint32_t i) { return i + (i >> 5); }
+
+template <class T, bool Pairs, int Log>
+__global__ __launch_bounds__(SHORT_THREADS) void short_segments_kernel(
+    const T *__restrict__ keys, const uint32_t *__restrict__ values, uint64_t n, uint32_t length,
+    bool desc, T *__restrict__ out_keys, uint32_t *__restrict__ out_values) {
+    using I = Items<T, Pairs>;
+    using Item = typename I::Item;
+    constexpr int P = 1 << Log;
+    extern __shared__ __align__(16) unsigned char smem[];
+    T *skeys = reinterpret_cast<T *>(smem);
+    uint32_t *svalues = reinterpret_cast<uint32_t *>(smem); /* the same buffer, later */
+    const uint32_t tid = threadIdx.x;
+    const uint64_t first_segment = (uint64_t)blockIdx.x * SHORT_THREADS;
+    const uint64_t base = first_segment * length;
+    const uint64_t left = n - base;
+    const uint32_t span =
+        (uint32_t)(left < (uint64_t)SHORT_THREADS * length ? left
+                                                           : (uint64_t)SHORT_THREADS * length);
+    const uint32_t len = segment_length(first_segment + tid, n, length);
+    const uint32_t mine = tid * length; /* my segment in the staging buffer */
+
+#pragma unroll
+    for (int j = 0; j < P; j++) {
+        uint32_t i = j * SHORT_THREADS + tid;
+        if (i < span) skeys[pad(i)] = keys[base + i];
+    }
+    __syncthreads();
+    Item r[P];
+#pragma unroll
+    for (int j = 0; j < P; j++)
+        r[j] = j < (int)len ? I::make(skeys[pad(mine + j)], desc) : I::max();
+    if (Pairs) {
+        __syncthreads();
+#pragma unroll
+        for (int j = 0; j < P; j++) {
+            uint32_t i = j * SHORT_THREADS + tid;
+            if (i < span) svalues[pad(i)] = values[base + i];
+        }
+        __syncthreads();
+#pragma unroll
+        for (int j = 0; j < P; j++)
+            if (j < (int)len) I::set_value(r[j], svalues[pad(mine + j)]);
+    }
+    oem_sort_registers<I, Log>(r);
+    __syncthreads();
+#pragma unroll
+    for (int j = 0; j < P; j++)
+        if (j < (int)len) skeys[pad(mine + j)] = I::key(r[j], desc);
+    __syncthreads();
+#pragma unroll
+    for (int j = 0; j < P; j++) {
+        uint32_t i = j * SHORT_THREADS + tid;
+        if (i < span) out_keys[base + i] = skeys[pad(i)];
+    }
+    if (Pairs) {
+        __syncthreads();
+#pragma unroll
+        for (int j = 0; j < P; j++)
+            if (j < (int)len) svalues[pad(mine + j)] = I::value(r[j]);
+        __syncthreads();
+#pragma unroll
+        for (int j = 0; j < P; j++) {
+            uint32_t i = j * SHORT_THREADS + tid;
+            if (i < span) out_values[base + i] = svalues[pad(i)];
+        }
+    }
+}
+
+/* Segments of P = 2^log_p (64..4096) padded items, LONG_ITEMS / P per block. With
+ * scratch_out, the block's items (padding included) go there instead of the outputs. */
+template <class T, bool Pairs>
+__global__ __launch_bounds__(LONG_THREADS) void long_segments_kernel(
+    const T *__restrict__ keys, const uint32_t *__restrict__ values, uint64_t n, uint32_t length,
+    int log_p, bool desc, T *__restrict__ out_keys, uint32_t *__restrict__ out_values,
+    typename Items<T, Pairs>::Item *__restrict__ scratch_out) {
+    using I = Items<T, Pairs>;
+    using Item = typename I::Item;
+    extern __shared__ __align__(16) unsigned char smem[];
+    Item *s = reinterpret_cast<Item *>(smem);
+    const uint32_t tid = threadIdx.x;
+    const uint32_t p_mask = (1u << log_p) - 1;
+    const uint64_t first_segment = (uint64_t)blockIdx.x << (LONG_LOG - log_p);
+
+    for (uint32_t idx = tid; idx < LONG_ITEMS; idx += LONG_THREADS) {
+        uint64_t segment = first_segment + (idx >> log_p);
+        uint32_t j = idx & p_mask;
+        Item it = I::max();
+        if (j < segment_length(segment, n, length)) {
+            uint64_t g = segment * length + j;
+            it = I::make(keys[g], desc);
+            if (Pairs) I::set_value(it, values[g]);
+        }
+        s[pad(idx)] = it;
+    }
+    __syncthreads();
+    {
+        Item r[32];
+#pragma unroll
+        for (int j = 0; j < 32; j++) r[j] = s[pad(tid * 32 + j)];
+        oem_sort_registers<I, 5>(r);
+#pragma unroll
+        for (int j = 0; j < 32; j++) s[pad(tid * 32 + j)] = r[j];
+    }
+    __syncthreads();
+    for (int lp = 5; lp < log_p; lp++)
+        for (int lk = lp; lk >= 0; lk--) {
+#pragma unroll 4
+            for (int c = tid; c < LONG_ITEMS / 2; c += LONG_THREADS) {
+                int x = oem_slot_lower<int>(c, lp, lk);
+                if (x < 0) continue;
+                Item a = s[pad(x)], b = s[pad(x + (1 << lk))];
+                I::order(a, b);
+                s[pad(x)] = a;
+                s[pad(x + (1 << lk))] = b;
+            }
+            __syncthreads();
+        }
+    for (uint32_t idx = tid; idx < LONG_ITEMS; idx += LONG_THREADS) {
+        Item it = s[pad(idx)];
+        if (scratch_out) {
+            scratch_out[(uint64_t)blockIdx.x * LONG_ITEMS + idx] = it;
+            continue;
+        }
+        uint64_t segment = first_segment + (idx >> log_p);
+        uint32_t j = idx & p_mask;
+        if (j < segment_length(segment, n, length)) {
+            uint64_t g = segment * length + j;
+            out_keys[g] = I::key(it, desc);
+            if (Pairs) out_values[g] = I::value(it);
+        }
+    }
+}
+
+/* One step (p = 2^lp, k = 2^lk) of the network over the whole padded array. */
+template <class I>
+__global__ __launch_bounds__(STEP_THREADS) void global_step_kernel(typename I::Item *a,
+                                                                   int64_t slots, int lp, int lk) {
+    for (int64_t c = blockIdx.x * (int64_t)STEP_THREADS + threadIdx.x; c < slots;
+         c += (int64_t)gridDim.x * STEP_THREADS) {
+        int64_t x = oem_slot_lower<int64_t>(c, lp, lk);
+        if (x < 0) continue;
+        typename I::Item lo = a[x], hi = a[x + ((int64_t)1 << lk)];
+        I::order(lo, hi);
+        a[x] = lo;
+        a[x + ((int64_t)1 << lk)] = hi;
+    }
+}
+
+template <class T, bool Pairs>
+__global__ void unpack_kernel(const typename Items<T, Pairs>::Item *__restrict__ a, uint64_t n,
+                              bool desc, T *__restrict__ out_keys,
+                              uint32_t *__restrict__ out_values) {
+    using I = Items<T, Pairs>;
+    for (uint64_t i = blockIdx.x * (uint64_t)blockDim.x + threadIdx.x; i < n;
+         i += (uint64_t)gridDim.x * blockDim.x) {
+        typename I::Item it = a[i];
+        out_keys[i] = I::key(it, desc);
+        if (Pairs) out_values[i] = I::value(it);
+    }
+}
+
+int ceil_log2(uint64_t v) {
+    int l = 0;
+    while (((uint64_t)1 << l) < v) l++;
+    return l;
+}
+
+bool whole_array_path(const pb_sort_args *a) { return a->length > PB_SORT_MAX_NETWORK; }
+
+template <class T, bool Pairs> size_t item_size() { return sizeof(typename Items<T, Pairs>::Item); }
+
+template <class T, bool Pairs, int Log>
+cudaError_t launch_short(const pb_sort_args *a, cudaStream_t st) {
+    size_t smem = (pad(SHORT_THREADS << Log) + 1) * (sizeof(T) > 4 ? sizeof(T) : 4);
+    uint64_t blocks = (a->count + SHORT_THREADS - 1) / SHORT_THREADS;
+    short_segments_kernel<T, Pairs, Log><<<(unsigned)blocks, SHORT_THREADS, smem, st>>>(
+        (const T *)a->keys, a->values, a->n, (uint32_t)a->length, a->descending, (T *)a->out_keys,
+        a->out_values);
+    return cudaGetLastError();
+}
+
+template <class T, bool Pairs>
+cudaError_t launch_long(const pb_sort_args *a, uint32_t length, int log_p, uint64_t blocks,
+                        typename Items<T, Pairs>::Item *scratch_out, cudaStream_t st) {
+    auto kernel = long_segments_kernel<T, Pairs>;
+    size_t smem = (pad(LONG_ITEMS) + 1) * item_size<T, Pairs>();
+    cudaError_t e =
+        cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem);
+    if (e != cudaSuccess) return e;
+    kernel<<<(unsigned)blocks, LONG_THREADS, smem, st>>>(
+        (const T *)a->keys, a->values, a->n, length, log_p, a->descending, (T *)a->out_keys,
+        a->out_values, scratch_out);
+    return cudaGetLastError();
+}
+
+template <class T, bool Pairs>
+cudaError_t launch_whole_array(const pb_sort_args *a, cudaStream_t st) {
+    using I = Items<T, Pairs>;
+    using Item = typename I::Item;
+    const int log_p = ceil_log2(a->n);
+    const int64_t padded = (int64_t)1 << log_p;
+    Item *items = (Item *)a->scratch;
+    cudaError_t e = launch_long<T, Pairs>(a, LONG_ITEMS, LONG_LOG, padded / LONG_ITEMS, items, st);
+    int device = 0, sms = 0;
+    if (e == cudaSuccess) e = cudaGetDevice(&device);
+    if (e == cudaSuccess) e = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device);
+    const int64_t slots = padded / 2;
+    int64_t want = (slots + STEP_THREADS - 1) / STEP_THREADS, cap = (int64_t)sms * 16;
+    unsigned grid = (unsigned)(want < cap ? want : cap);
+    for (int lp = LONG_LOG; lp < log_p && e == cudaSuccess; lp++)
+        for (int lk = lp; lk >= 0 && e == cudaSuccess; lk--) {
+            global_step_kernel<I><<<grid, STEP_THREADS, 0, st>>>(items, slots, lp, lk);
+            e = cudaGetLastError();
+        }
+    if (e != cudaSuccess) return e;
+    unpack_kernel<T, Pairs><<<(unsigned)(sms * 8), 256, 0, st>>>(items, a->n, a->descending,
+                                                                 (T *)a->out_keys, a->out_values);
+    return cudaGetLastError();
+}
+
+template <class T, bool Pairs> cudaError_t launch_for(const pb_sort_args *a, cudaStream_t st) {
+    if (whole_array_path(a)) return launch_whole_array<T, Pairs>(a, st);
+    int log_p = ceil_log2(a->length);
+    switch (log_p) {
+    case 0:
+        return launch_short<T, Pairs, 0>(a, st);
+    case 1:
+        return launch_short<T, Pairs, 1>(a, st);
+    case 2:
+        return launch_short<T, Pairs, 2>(a, st);
+    case 3:
+        return launch_short<T, Pairs, 3>(a, st);
+    case 4:
+        return launch_short<T, Pairs, 4>(a, st);
+    case 5:
+        return launch_short<T, Pairs, 5>(a, st);
+    default: {
+        uint64_t per_block = (uint64_t)1 << (LONG_LOG - log_p);
+        return launch_long<T, Pairs>(a, (uint32_t)a->length, log_p,
+                                     (a->count + per_block - 1) / per_block, nullptr, st);
+    }
+    }
+}
+
+} // namespace
+} // namespace pb_sort
+
+extern "C" int pb_sort_oem_plan(const pb_sort_args *a, size_t *scratch_bytes) {
+    using namespace pb_sort;
+    *scratch_bytes = 0;
+    if (!whole_array_path(a)) return (int)cudaSuccess;
+    if (a->count != 1 || a->n > (uint64_t)PB_SORT_OEM_MAX_ARRAY) return (int)cudaErrorInvalidValue;
+    size_t padded = (size_t)1 << ceil_log2(a->n);
+    const bool pairs = a->values != nullptr;
+    return pb::with_dtype<uint32_t, int32_t, float, uint64_t, double>(a->dtype, [&](auto t) {
+        using T = decltype(t);
+        *scratch_bytes = padded * (pairs ? item_size<T, true>() : item_size<T, false>());
+        return (int)cudaSuccess;
+    });
+}
+
+extern "C" int pb_sort_oem_launch(const pb_sort_args *a, cudaStream_t stream) {
+    const bool pairs = a->values != nullptr;
+    return pb::with_dtype<uint32_t, int32_t, float, uint64_t, double>(a->dtype, [&](auto t) {
+        using T = decltype(t);
+        return (int)(pairs ? pb_sort::launch_for<T, true>(a, stream)
+                           : pb_sort::launch_for<T, false>(a, stream));
+    });
+}
