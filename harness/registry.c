@@ -5,6 +5,7 @@
 
 extern const struct pb_primitive pb_primitive_reduce;
 extern const struct pb_primitive pb_primitive_multisplit;
+extern const struct pb_primitive pb_primitive_select;
 
 extern const struct pb_backend pb_backend_reduce_butterfly;
 extern const struct pb_backend pb_backend_reduce_cub;
@@ -14,10 +15,17 @@ extern const struct pb_backend pb_backend_multisplit_large;
 extern const struct pb_backend pb_backend_multisplit_auto;
 extern const struct pb_backend pb_backend_multisplit_cub_sort;
 extern const struct pb_backend pb_backend_multisplit_cpu;
+extern const struct pb_backend pb_backend_select_radix;
+extern const struct pb_backend pb_backend_select_radix_multipass;
+extern const struct pb_backend pb_backend_select_radix8;
+extern const struct pb_backend pb_backend_select_radix_rowloop;
+extern const struct pb_backend pb_backend_select_cub_sort;
+extern const struct pb_backend pb_backend_select_cpu;
 
 static const struct pb_primitive *const primitives[] = {
     &pb_primitive_reduce,
     &pb_primitive_multisplit,
+    &pb_primitive_select,
 };
 
 static const struct pb_backend *const backends[] = {
@@ -29,6 +37,12 @@ static const struct pb_backend *const backends[] = {
     &pb_backend_multisplit_auto,
     &pb_backend_multisplit_cub_sort,
     &pb_backend_multisplit_cpu,
+    &pb_backend_select_radix,
+    &pb_backend_select_radix_multipass,
+    &pb_backend_select_radix8,
+    &pb_backend_select_radix_rowloop,
+    &pb_backend_select_cub_sort,
+    &pb_backend_select_cpu,
 };
 
 #define COUNT(a) ((int)(sizeof(a) / sizeof((a)[0])))
