@@ -228,10 +228,18 @@ __global__ void __launch_bounds__(kFilterThreads)
     RowState *g = b.state + row;
     const T *row_keys = keys + row * n;
     const size_t cap_base = (size_t)row * b.cap;
-    const U *src_keys = s.src == kInput ? nullptr : (const U *)b.cand_keys[s.src - 1] + cap_base;
-    const uint32_t *src_index = s.src == kInput ? nullptr : b.cand_index[s.src - 1] + cap_base;
-    U *dst_keys = (U *)b.cand_keys[s.dst - 1] + cap_base;
-    uint32_t *dst_index = b.cand_index[s.dst - 1] + cap_base;
+    /* Buffer picked by a condition, not an index: an indexed parameter array would be
+     * copied to local memory. */
+    U *const cand_keys_a = (U *)b.cand_keys[0] + cap_base, *const cand_keys_b =
+                                                               (U *)b.cand_keys[1] + cap_base;
+    uint32_t *const cand_index_a = b.cand_index[0] + cap_base,
+                    *const cand_index_b = b.cand_index[1] + cap_base;
+    const U *src_keys =
+        s.src == kInput ? nullptr : (s.src == kBufferA ? cand_keys_a : cand_keys_b);
+    const uint32_t *src_index =
+        s.src == kInput ? nullptr : (s.src == kBufferA ? cand_index_a : cand_index_b);
+    U *dst_keys = s.dst == kBufferA ? cand_keys_a : cand_keys_b;
+    uint32_t *dst_index = s.dst == kBufferA ? cand_index_a : cand_index_b;
     U *out_keys = (U *)b.out_keys + row * k;
     uint32_t *out_index = b.out_index + row * k;
     const unsigned long long count =
