@@ -24,10 +24,16 @@ static inline void fill_specials(enum pb_dtype t, uint64_t n, uint64_t seed, voi
                                       0x7f7fffffu, 0xbf800000u};
                 bits = f[pick];
             } else if (t == PB_F64) {
-                const uint64_t f[] = {0x7ff8000000000000ull, 0xfff8000000000001ull,
-                                      0x8000000000000000ull, 0ull, 0x7ff0000000000000ull,
-                                      0xfff0000000000000ull, 1ull, 0x8000000000000001ull,
-                                      0x7fefffffffffffffull, 0xbff0000000000000ull};
+                const uint64_t f[] = {0x7ff8000000000000ull,
+                                      0xfff8000000000001ull,
+                                      0x8000000000000000ull,
+                                      0ull,
+                                      0x7ff0000000000000ull,
+                                      0xfff0000000000000ull,
+                                      1ull,
+                                      0x8000000000000001ull,
+                                      0x7fefffffffffffffull,
+                                      0xbff0000000000000ull};
                 bits = f[pick];
             } else {
                 uint64_t top = 1ull << (8 * ks - 1); /* the sign bit */

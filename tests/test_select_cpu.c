@@ -83,7 +83,7 @@ static void cpu_select_edges(void **state) {
     (void)state;
     check_cpu(1, 1, "u32", "sparse", 1, "fixed", "min", "unordered", "yes");
     check_cpu(1000, 1, "i32", "sparse", 1, "fixed", "max", "unordered", "yes");
-    check_cpu(1000, 1, "u64", "sparse", 1, "all", "min", "sorted", "yes");
+    check_cpu(1000, 1, "u64", "sparse", 1, "whole", "min", "sorted", "yes");
     check_cpu(5000, 1, "f32", "all-equal", 100, "fixed", "min", "unordered", "yes");
     check_cpu(30000, 1, "u16", "dense", 1000, "fixed", "max", "sorted", "yes");
     check_cpu(30000, 1, "i8", "sparse", 10, "half", "min", "unordered", "yes");
@@ -96,7 +96,8 @@ static void cpu_select_edges(void **state) {
 /* Hand-made input: special values of every type. */
 static void cpu_select_specials(void **state) {
     (void)state;
-    const char *const dtypes[] = {"u8", "u16", "u32", "u64", "i8", "i16", "i32", "i64", "f32", "f64"};
+    const char *const dtypes[] = {"u8",  "u16", "u32", "u64", "i8",
+                                  "i16", "i32", "i64", "f32", "f64"};
     const struct pb_backend *cpu = pb_registry_find_backend("select/cpu");
     for (int t = 0; t < 10; t++)
         for (int largest = 0; largest < 2; largest++) {

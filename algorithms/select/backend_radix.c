@@ -1,4 +1,5 @@
-/* select/radix: sampled key interval, one filtering pass over the keys, finish on the candidates; multi-pass fallback. */
+/* select/radix: sampled key interval, one filtering pass over the keys, finish on the candidates;
+ * multi-pass fallback. */
 #include "select_gpu.h"
 
 static const struct pb_select_gpu_impl radix_impl = {
@@ -13,7 +14,8 @@ static int radix_prepare(struct pb_run *r) { return pb_select_gpu_prepare(r, &ra
 const struct pb_backend pb_backend_select_radix = {
     .primitive = "select",
     .name = "select/radix",
-    .summary = "sampled key interval, one filtering pass over the keys, finish on the candidates; multi-pass fallback",
+    .summary = "sampled key interval, one filtering pass over the keys, finish on the candidates; "
+               "multi-pass fallback",
     .target = PB_TARGET_GPU,
     .supports = pb_select_supports,
     .prepare = radix_prepare,

@@ -1,4 +1,5 @@
-/* select/radix8: seed 002: 8-bit digits from the top, histogram, prefix sum to the k-th digit, relocate candidates with atomics. */
+/* select/radix8: seed 002: 8-bit digits from the top, histogram, prefix sum to the k-th digit,
+ * relocate candidates with atomics. */
 #include "select_gpu.h"
 
 static const struct pb_select_gpu_impl radix8_impl = {
@@ -13,7 +14,8 @@ static int radix8_prepare(struct pb_run *r) { return pb_select_gpu_prepare(r, &r
 const struct pb_backend pb_backend_select_radix8 = {
     .primitive = "select",
     .name = "select/radix8",
-    .summary = "seed 002: 8-bit digits from the top, histogram, prefix sum to the k-th digit, relocate candidates with atomics",
+    .summary = "seed 002: 8-bit digits from the top, histogram, prefix sum to the k-th digit, "
+               "relocate candidates with atomics",
     .target = PB_TARGET_GPU,
     .supports = pb_select_supports,
     .prepare = radix8_prepare,

@@ -11,36 +11,67 @@
 static const char *const select_dtypes[] = {"u8",  "u16", "u32", "u64", "i8", "i16",
                                             "i32", "i64", "f32", "f64", NULL};
 /* sparse: the full key range (floats: [-1, 1)), the seed's; dense: keys modulo 300. */
-static const char *const select_dists[] = {"sparse", "dense", "normal", "sorted", "all-equal",
-                                           NULL};
-static const char *const k_rules[] = {"fixed", "half", "all", NULL};
+static const char *const select_dists[] = {"sparse", "dense",     "normal",
+                                           "sorted", "all-equal", NULL};
+static const char *const k_rules[] = {"fixed", "half", "whole", NULL};
 static const char *const orders[] = {"min", "max", NULL};
 static const char *const output_kinds[] = {"unordered", "sorted", NULL};
 static const char *const yes_no[] = {"no", "yes", NULL};
 
 /* Input-shaping axes first, so cases sharing an input are adjacent in a sweep. */
 static const struct pb_axis select_axes[] = {
-    {.name = "n", .help = "keys per row", .kind = PB_AXIS_INT, .min = 1,
-     .max = 2147483648LL, .default_value = "1048576", .shapes_input = true},
-    {.name = "batch", .help = "rows, each selected independently (n keys each)",
-     .kind = PB_AXIS_INT, .min = 1, .max = 65535, .default_value = "1", .shapes_input = true},
-    {.name = "dtype", .help = "key type (floats: NaN after every number)",
-     .kind = PB_AXIS_CHOICE, .choices = select_dtypes, .default_value = "u32",
+    {.name = "n",
+     .help = "keys per row",
+     .kind = PB_AXIS_INT,
+     .min = 1,
+     .max = 2147483648LL,
+     .default_value = "1048576",
+     .shapes_input = true},
+    {.name = "batch",
+     .help = "rows, each selected independently (n keys each)",
+     .kind = PB_AXIS_INT,
+     .min = 1,
+     .max = 65535,
+     .default_value = "1",
+     .shapes_input = true},
+    {.name = "dtype",
+     .help = "key type (floats: NaN after every number)",
+     .kind = PB_AXIS_CHOICE,
+     .choices = select_dtypes,
+     .default_value = "u32",
      .shapes_input = true},
     {.name = "distribution",
      .help = "sparse (full range), dense (keys modulo 300), normal, sorted, all-equal",
-     .kind = PB_AXIS_CHOICE, .choices = select_dists, .default_value = "sparse",
+     .kind = PB_AXIS_CHOICE,
+     .choices = select_dists,
+     .default_value = "sparse",
      .shapes_input = true},
-    {.name = "k", .help = "results per row under k_rule fixed (clamped to n)",
-     .kind = PB_AXIS_INT, .min = 1, .max = 2147483648LL, .default_value = "1024"},
-    {.name = "k_rule", .help = "fixed (the k axis), half (k = n/2), all (k = n)",
-     .kind = PB_AXIS_CHOICE, .choices = k_rules, .default_value = "fixed"},
-    {.name = "order", .help = "min (the k smallest, the seed's) or max (the k largest)",
-     .kind = PB_AXIS_CHOICE, .choices = orders, .default_value = "min"},
-    {.name = "output", .help = "unordered (the seed's) or sorted (best first)",
-     .kind = PB_AXIS_CHOICE, .choices = output_kinds, .default_value = "unordered"},
-    {.name = "with_index", .help = "also return each key's index in its row",
-     .kind = PB_AXIS_CHOICE, .choices = yes_no, .default_value = "no"},
+    {.name = "k",
+     .help = "results per row under k_rule fixed (clamped to n)",
+     .kind = PB_AXIS_INT,
+     .min = 1,
+     .max = 2147483648LL,
+     .default_value = "1024"},
+    {.name = "k_rule",
+     .help = "fixed (the k axis), half (k = n/2), whole (k = n)",
+     .kind = PB_AXIS_CHOICE,
+     .choices = k_rules,
+     .default_value = "fixed"},
+    {.name = "order",
+     .help = "min (the k smallest, the seed's) or max (the k largest)",
+     .kind = PB_AXIS_CHOICE,
+     .choices = orders,
+     .default_value = "min"},
+    {.name = "output",
+     .help = "unordered (the seed's) or sorted (best first)",
+     .kind = PB_AXIS_CHOICE,
+     .choices = output_kinds,
+     .default_value = "unordered"},
+    {.name = "with_index",
+     .help = "also return each key's index in its row",
+     .kind = PB_AXIS_CHOICE,
+     .choices = yes_no,
+     .default_value = "no"},
 };
 
 void pb_select_case_of(const struct pb_case *c, struct pb_select_case *s) {
@@ -53,7 +84,7 @@ void pb_select_case_of(const struct pb_case *c, struct pb_select_case *s) {
     uint64_t k = (uint64_t)pb_case_int(c, "k");
     if (strcmp(rule, "half") == 0)
         k = s->n / 2 ? s->n / 2 : 1;
-    else if (strcmp(rule, "all") == 0)
+    else if (strcmp(rule, "whole") == 0)
         k = s->n;
     s->k = k < s->n ? k : s->n;
     s->largest = strcmp(pb_case_choice(c, "order"), "max") == 0;
@@ -106,10 +137,8 @@ static int select_make_input(const struct pb_case *c, bool want_device, struct p
                              char *err, size_t err_len) {
     struct pb_select_case s;
     pb_select_case_of(c, &s);
-    struct pb_gen_spec spec = {.dtype = s.dtype,
-                               .n = s.n * s.batch,
-                               .seed = c->seed,
-                               .stream = pb_case_input_stream(c)};
+    struct pb_gen_spec spec = {
+        .dtype = s.dtype, .n = s.n * s.batch, .seed = c->seed, .stream = pb_case_input_stream(c)};
     spec.dist = dist_of(pb_case_choice(c, "distribution"), &spec.unique);
     size_t bytes = spec.n * pb_dtype_size(s.dtype);
     memset(in, 0, sizeof *in);
@@ -173,8 +202,7 @@ static size_t select_device_bytes(const struct pb_case *c) {
     struct pb_select_case s;
     pb_select_case_of(c, &s);
     size_t keys = (size_t)s.n * s.batch;
-    return keys * pb_dtype_size(s.dtype) + keys * 24 + 2 * pb_select_output_bytes(&s) +
-           (64u << 20);
+    return keys * pb_dtype_size(s.dtype) + keys * 24 + 2 * pb_select_output_bytes(&s) + (64u << 20);
 }
 
 const struct pb_primitive pb_primitive_select = {

@@ -86,7 +86,7 @@ template <class T> __device__ __forceinline__ unsigned long long ordered_of(T x,
 
 struct Buffers {
     RowState *state;
-    unsigned *hist;   /* batch x kMaxBins */
+    unsigned *hist;     /* batch x kMaxBins */
     void *cand_keys[2]; /* U, batch x cap each */
     uint32_t *cand_index[2];
     void *out_keys; /* U, batch x k */
@@ -112,8 +112,7 @@ __device__ void set_bucket(RowState &s, unsigned long long lo, unsigned long lon
 }
 
 /* The whole-range start: count the top digit of every key, compact nothing. */
-__device__ void restart(RowState &s, unsigned long long k, unsigned long long max,
-                        int digit_bits) {
+__device__ void restart(RowState &s, unsigned long long k, unsigned long long max, int digit_bits) {
     s.clo = 0;
     s.chi = max;
     set_bucket(s, 0, max, digit_bits);
@@ -232,10 +231,9 @@ __global__ void __launch_bounds__(kFilterThreads)
      * copied to local memory. */
     U *const cand_keys_a = (U *)b.cand_keys[0] + cap_base, *const cand_keys_b =
                                                                (U *)b.cand_keys[1] + cap_base;
-    uint32_t *const cand_index_a = b.cand_index[0] + cap_base,
-                    *const cand_index_b = b.cand_index[1] + cap_base;
-    const U *src_keys =
-        s.src == kInput ? nullptr : (s.src == kBufferA ? cand_keys_a : cand_keys_b);
+    uint32_t *const cand_index_a = b.cand_index[0] + cap_base, *const cand_index_b =
+                                                                   b.cand_index[1] + cap_base;
+    const U *src_keys = s.src == kInput ? nullptr : (s.src == kBufferA ? cand_keys_a : cand_keys_b);
     const uint32_t *src_index =
         s.src == kInput ? nullptr : (s.src == kBufferA ? cand_index_a : cand_index_b);
     U *dst_keys = s.dst == kBufferA ? cand_keys_a : cand_keys_b;
@@ -320,8 +318,7 @@ __global__ void __launch_bounds__(kFilterThreads)
 /* ---- scan ------------------------------------------------------------------------- */
 
 __global__ void __launch_bounds__(kScanThreads)
-    scan_kernel(unsigned long long k, int key_bytes, int digit_bits,
-                Buffers b) {
+    scan_kernel(unsigned long long k, int key_bytes, int digit_bits, Buffers b) {
     typedef cub::BlockScan<unsigned long long, kScanThreads> Scan;
     __shared__ typename Scan::TempStorage scan_storage;
     __shared__ RowState s;
@@ -419,7 +416,8 @@ __global__ void emit_kernel(const T *keys, unsigned long long n, unsigned long l
 }
 
 __global__ void segment_offsets_kernel(unsigned long long k, unsigned batch, int *offsets) {
-    for (unsigned i = blockIdx.x * blockDim.x + threadIdx.x; i <= batch; i += gridDim.x * blockDim.x)
+    for (unsigned i = blockIdx.x * blockDim.x + threadIdx.x; i <= batch;
+         i += gridDim.x * blockDim.x)
         offsets[i] = (int)(i * k);
 }
 
@@ -433,8 +431,7 @@ struct Layout {
 
 size_t align_up(size_t x) { return (x + 255) & ~(size_t)255; }
 
-template <class U>
-cudaError_t sort_temp_bytes(const pb_select_params *p, size_t *bytes) {
+template <class U> cudaError_t sort_temp_bytes(const pb_select_params *p, size_t *bytes) {
     *bytes = 0;
     if (!p->sorted) return cudaSuccess;
     const size_t items = (size_t)p->batch * p->k;
@@ -513,8 +510,7 @@ cudaError_t launch(const pb_select_params *p, const T *keys, T *out_keys, uint32
     const int passes = (bits + digit_bits - 1) / digit_bits + 2;
     for (int pass = 0; pass < passes; pass++) {
         filter_kernel<T, U><<<grid, kFilterThreads, 0, stream>>>(keys, p->n, p->k, largest, b);
-        scan_kernel<<<p->batch, kScanThreads, 0, stream>>>(p->k, (int)sizeof(T), digit_bits,
-                                                           b);
+        scan_kernel<<<p->batch, kScanThreads, 0, stream>>>(p->k, (int)sizeof(T), digit_bits, b);
     }
     const U *sel_keys = (const U *)b.out_keys;
     const uint32_t *sel_index = b.out_index;
@@ -542,7 +538,7 @@ cudaError_t launch(const pb_select_params *p, const T *keys, T *out_keys, uint32
     unsigned long long emit_blocks = (items + 255) / 256;
     if (emit_blocks > (unsigned long long)sms * 32) emit_blocks = (unsigned long long)sms * 32;
     emit_kernel<T><<<(unsigned)emit_blocks, 256, 0, stream>>>(keys, p->n, p->k, items, sel_index,
-                                                               out_keys, out_index);
+                                                              out_keys, out_index);
     return cudaGetLastError();
 }
 
@@ -555,8 +551,8 @@ cudaError_t check_params(const pb_select_params *p) {
 }
 
 template <class F> int with_key_type(int dtype, F &&f) {
-    return pb::with_dtype<uint8_t, uint16_t, uint32_t, uint64_t, int8_t, int16_t, int32_t,
-                          int64_t, float, double>(dtype, f);
+    return pb::with_dtype<uint8_t, uint16_t, uint32_t, uint64_t, int8_t, int16_t, int32_t, int64_t,
+                          float, double>(dtype, f);
 }
 
 } // namespace

@@ -13,7 +13,7 @@ extern "C" {
 #endif
 
 /* What a case asks for. k is the effective k: the axis' k clamped to n under k_rule
- * "fixed", n / 2 (at least 1) under "half", n under "all". */
+ * "fixed", n / 2 (at least 1) under "half", n under "whole". */
 struct pb_select_case {
     enum pb_dtype dtype;
     uint64_t n;     /* keys per row */

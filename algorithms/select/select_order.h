@@ -42,16 +42,46 @@ PB_SELECT_HD uint64_t pb_order_key(enum pb_dtype t, const void *keys, uint64_t i
     uint64_t v;
     int bytes;
     switch (t) {
-    case PB_U8: v = ((const uint8_t *)keys)[i]; bytes = 1; break;
-    case PB_U16: v = ((const uint16_t *)keys)[i]; bytes = 2; break;
-    case PB_U32: v = ((const uint32_t *)keys)[i]; bytes = 4; break;
-    case PB_U64: v = ((const uint64_t *)keys)[i]; bytes = 8; break;
-    case PB_I8: v = (uint8_t)(((const uint8_t *)keys)[i] ^ 0x80u); bytes = 1; break;
-    case PB_I16: v = (uint16_t)(((const uint16_t *)keys)[i] ^ 0x8000u); bytes = 2; break;
-    case PB_I32: v = ((const uint32_t *)keys)[i] ^ 0x80000000u; bytes = 4; break;
-    case PB_I64: v = ((const uint64_t *)keys)[i] ^ 0x8000000000000000ull; bytes = 8; break;
-    case PB_F32: v = pb_order_f32(((const uint32_t *)keys)[i]); bytes = 4; break;
-    default: v = pb_order_f64(((const uint64_t *)keys)[i]); bytes = 8; break;
+    case PB_U8:
+        v = ((const uint8_t *)keys)[i];
+        bytes = 1;
+        break;
+    case PB_U16:
+        v = ((const uint16_t *)keys)[i];
+        bytes = 2;
+        break;
+    case PB_U32:
+        v = ((const uint32_t *)keys)[i];
+        bytes = 4;
+        break;
+    case PB_U64:
+        v = ((const uint64_t *)keys)[i];
+        bytes = 8;
+        break;
+    case PB_I8:
+        v = (uint8_t)(((const uint8_t *)keys)[i] ^ 0x80u);
+        bytes = 1;
+        break;
+    case PB_I16:
+        v = (uint16_t)(((const uint16_t *)keys)[i] ^ 0x8000u);
+        bytes = 2;
+        break;
+    case PB_I32:
+        v = ((const uint32_t *)keys)[i] ^ 0x80000000u;
+        bytes = 4;
+        break;
+    case PB_I64:
+        v = ((const uint64_t *)keys)[i] ^ 0x8000000000000000ull;
+        bytes = 8;
+        break;
+    case PB_F32:
+        v = pb_order_f32(((const uint32_t *)keys)[i]);
+        bytes = 4;
+        break;
+    default:
+        v = pb_order_f64(((const uint64_t *)keys)[i]);
+        bytes = 8;
+        break;
     }
     return largest ? v ^ pb_order_max(bytes) : v;
 }

@@ -112,8 +112,8 @@ static int verify_row(const struct pb_select_case *s, const void *keys, uint64_t
         }
         if (!out_index) continue;
         uint32_t idx = out_index[at];
-        if (idx >= s->n || memcmp(out_keys + at * ks, (const char *)keys + (row * s->n + idx) * ks,
-                                  ks) != 0) {
+        if (idx >= s->n ||
+            memcmp(out_keys + at * ks, (const char *)keys + (row * s->n + idx) * ks, ks) != 0) {
             snprintf(why, why_len, "row %llu, result %llu: index %u does not hold the key",
                      (unsigned long long)row, (unsigned long long)i, idx);
             return 1;

@@ -123,8 +123,8 @@ static void select_row(const struct pb_select_case *s, const void *keys, uint64_
     uint64_t first = row * s->n;
     if (uses_heap(s)) {
         for (uint64_t i = 0; i < s->k; i++)
-            w[i] = (struct ranked){pb_order_key(s->dtype, keys, first + i, s->largest),
-                                   (uint32_t)i};
+            w[i] =
+                (struct ranked){pb_order_key(s->dtype, keys, first + i, s->largest), (uint32_t)i};
         for (uint64_t i = s->k / 2; i-- > 0;) sift_down(w, s->k, i);
         for (uint64_t i = s->k; i < s->n; i++) {
             uint64_t v = pb_order_key(s->dtype, keys, first + i, s->largest);
@@ -134,8 +134,8 @@ static void select_row(const struct pb_select_case *s, const void *keys, uint64_
         }
     } else {
         for (uint64_t i = 0; i < s->n; i++)
-            w[i] = (struct ranked){pb_order_key(s->dtype, keys, first + i, s->largest),
-                                   (uint32_t)i};
+            w[i] =
+                (struct ranked){pb_order_key(s->dtype, keys, first + i, s->largest), (uint32_t)i};
         introselect(w, s->n, s->k);
     }
     if (s->sorted) qsort(w, s->k, sizeof *w, by_value);

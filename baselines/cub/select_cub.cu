@@ -28,8 +28,8 @@ __global__ void ordered_pairs_kernel(const T *keys, unsigned long long total, in
 
 template <class T>
 __global__ void first_k_kernel(const T *keys, unsigned long long n, unsigned long long k,
-                               unsigned long long total, const uint32_t *sorted_index,
-                               T *out_keys, uint32_t *out_index) {
+                               unsigned long long total, const uint32_t *sorted_index, T *out_keys,
+                               uint32_t *out_index) {
     for (unsigned long long i = (unsigned long long)blockIdx.x * blockDim.x + threadIdx.x;
          i < total; i += (unsigned long long)gridDim.x * blockDim.x) {
         unsigned long long row = i / k, j = i % k;
@@ -40,7 +40,8 @@ __global__ void first_k_kernel(const T *keys, unsigned long long n, unsigned lon
 }
 
 __global__ void offsets_kernel(unsigned long long n, unsigned batch, long long *offsets) {
-    for (unsigned i = blockIdx.x * blockDim.x + threadIdx.x; i <= batch; i += gridDim.x * blockDim.x)
+    for (unsigned i = blockIdx.x * blockDim.x + threadIdx.x; i <= batch;
+         i += gridDim.x * blockDim.x)
         offsets[i] = (long long)(i * n);
 }
 
@@ -105,14 +106,14 @@ cudaError_t launch(const pb_select_params *p, const T *keys, T *out_keys, uint32
                                                 (int64_t)p->batch, offsets, offsets + 1, stream);
     }
     if (e != cudaSuccess) return e;
-    first_k_kernel<T><<<grid, 256, 0, stream>>>(keys, p->n, p->k, picked, index[1], out_keys,
-                                                out_index);
+    first_k_kernel<T>
+        <<<grid, 256, 0, stream>>>(keys, p->n, p->k, picked, index[1], out_keys, out_index);
     return cudaGetLastError();
 }
 
 template <class F> int with_key_type(int dtype, F &&f) {
-    return pb::with_dtype<uint8_t, uint16_t, uint32_t, uint64_t, int8_t, int16_t, int32_t,
-                          int64_t, float, double>(dtype, f);
+    return pb::with_dtype<uint8_t, uint16_t, uint32_t, uint64_t, int8_t, int16_t, int32_t, int64_t,
+                          float, double>(dtype, f);
 }
 
 } // namespace

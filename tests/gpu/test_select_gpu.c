@@ -69,11 +69,11 @@ static void check_on_keys(const struct pb_case *c, enum pb_dtype t, uint64_t tot
 static void degenerate(void **state) {
     (void)state;
     check(1, 1, "u32", "sparse", 1, "fixed", "min", "unordered", "yes"); /* n = 1 */
-    check(1, 1, "f64", "sparse", 1, "all", "max", "sorted", "yes");
+    check(1, 1, "f64", "sparse", 1, "whole", "max", "sorted", "yes");
     check(5000, 1, "u32", "sparse", 1, "fixed", "min", "unordered", "yes"); /* k = 1 */
     check(5000, 1, "i64", "sparse", 1, "fixed", "max", "unordered", "yes");
-    check(5001, 1, "u32", "sparse", 1, "all", "min", "unordered", "yes"); /* k = n */
-    check(100003, 1, "f32", "normal", 1, "all", "max", "sorted", "yes");
+    check(5001, 1, "u32", "sparse", 1, "whole", "min", "unordered", "yes"); /* k = n */
+    check(100003, 1, "f32", "normal", 1, "whole", "max", "sorted", "yes");
     check(4096, 1, "u16", "sparse", 1, "half", "min", "sorted", "yes"); /* the whole sample */
     check(4097, 1, "u32", "sparse", 2048, "fixed", "min", "unordered", "yes");
 }
@@ -93,7 +93,8 @@ static void ties(void **state) {
 /* Every type and order, with and without indices, unordered and sorted. */
 static void types_and_orders(void **state) {
     (void)state;
-    const char *const dtypes[] = {"u8", "u16", "u32", "u64", "i8", "i16", "i32", "i64", "f32", "f64"};
+    const char *const dtypes[] = {"u8",  "u16", "u32", "u64", "i8",
+                                  "i16", "i32", "i64", "f32", "f64"};
     const int64_t ks[] = {1, 32, 1024, 65536};
     const int64_t n = small ? 70001 : 300007;
     for (size_t t = 0; t < COUNT(dtypes); t++)
@@ -118,7 +119,8 @@ static void batched(void **state) {
 /* Extremes, zero, -1, -0.0 and +0.0, infinities, NaN of both signs and denormals. */
 static void special_values(void **state) {
     (void)state;
-    const char *const dtypes[] = {"u8", "u16", "u32", "u64", "i8", "i16", "i32", "i64", "f32", "f64"};
+    const char *const dtypes[] = {"u8",  "u16", "u32", "u64", "i8",
+                                  "i16", "i32", "i64", "f32", "f64"};
     const uint64_t n = small ? 20011 : 200003, rows = 3;
     void *keys = malloc(n * rows * 8);
     for (size_t t = 0; t < COUNT(dtypes); t++) {
@@ -168,9 +170,9 @@ int main(void) {
     skip_without_gpu();
     small = getenv("PB_TEST_SMALL") != NULL;
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(degenerate),     cmocka_unit_test(ties),
+        cmocka_unit_test(degenerate),       cmocka_unit_test(ties),
         cmocka_unit_test(types_and_orders), cmocka_unit_test(batched),
-        cmocka_unit_test(special_values), cmocka_unit_test(misleading_sample),
+        cmocka_unit_test(special_values),   cmocka_unit_test(misleading_sample),
         cmocka_unit_test(large_inputs),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
