@@ -345,8 +345,8 @@ static void test_unknown_primitive(void **state) {
                PATH ": primitive: ", "unknown primitive 'reduc' (did you mean 'reduce'?)");
     /* Nothing close: the valid names are listed instead. */
     expect_one("{\"primitive\": \"histogram\"}",
-               PATH ": primitive: ", "unknown primitive 'histogram' (expected one of: reduce, multisplit)");
-    expect_one("{}", PATH ": primitive: ", "missing (required; one of: reduce, multisplit)");
+               PATH ": primitive: ", "unknown primitive 'histogram' (expected one of: reduce, multisplit, select)");
+    expect_one("{}", PATH ": primitive: ", "missing (required; one of: reduce, multisplit, select)");
     expect_one("{\"primitive\": 3}", PATH ": primitive: ", "3 is not a string");
 }
 
