@@ -10,6 +10,10 @@
 namespace pb {
 
 template <class T> constexpr pb_dtype dtype_of();
+template <> constexpr pb_dtype dtype_of<uint8_t>() { return PB_U8; }
+template <> constexpr pb_dtype dtype_of<uint16_t>() { return PB_U16; }
+template <> constexpr pb_dtype dtype_of<int8_t>() { return PB_I8; }
+template <> constexpr pb_dtype dtype_of<int16_t>() { return PB_I16; }
 template <> constexpr pb_dtype dtype_of<uint32_t>() { return PB_U32; }
 template <> constexpr pb_dtype dtype_of<int32_t>() { return PB_I32; }
 template <> constexpr pb_dtype dtype_of<uint64_t>() { return PB_U64; }

@@ -7,6 +7,7 @@ extern const struct pb_primitive pb_primitive_reduce;
 extern const struct pb_primitive pb_primitive_multisplit;
 extern const struct pb_primitive pb_primitive_sssp;
 extern const struct pb_primitive pb_primitive_sort;
+extern const struct pb_primitive pb_primitive_select;
 
 extern const struct pb_backend pb_backend_reduce_butterfly;
 extern const struct pb_backend pb_backend_reduce_cub;
@@ -26,12 +27,19 @@ extern const struct pb_backend pb_backend_sort_odd_even_merge;
 extern const struct pb_backend pb_backend_sort_cub_segmented;
 extern const struct pb_backend pb_backend_sort_cub_radix;
 extern const struct pb_backend pb_backend_sort_cpu;
+extern const struct pb_backend pb_backend_select_radix;
+extern const struct pb_backend pb_backend_select_radix_multipass;
+extern const struct pb_backend pb_backend_select_radix8;
+extern const struct pb_backend pb_backend_select_radix_rowloop;
+extern const struct pb_backend pb_backend_select_cub_sort;
+extern const struct pb_backend pb_backend_select_cpu;
 
 static const struct pb_primitive *const primitives[] = {
     &pb_primitive_reduce,
     &pb_primitive_multisplit,
     &pb_primitive_sssp,
     &pb_primitive_sort,
+    &pb_primitive_select,
 };
 
 static const struct pb_backend *const backends[] = {
@@ -53,6 +61,12 @@ static const struct pb_backend *const backends[] = {
     &pb_backend_sort_cub_segmented,
     &pb_backend_sort_cub_radix,
     &pb_backend_sort_cpu,
+    &pb_backend_select_radix,
+    &pb_backend_select_radix_multipass,
+    &pb_backend_select_radix8,
+    &pb_backend_select_radix_rowloop,
+    &pb_backend_select_cub_sort,
+    &pb_backend_select_cpu,
 };
 
 #define COUNT(a) ((int)(sizeof(a) / sizeof((a)[0])))
