@@ -472,6 +472,10 @@ static void run_case(struct worker *w, size_t case_index) {
         } else {
             char range[600];
             snprintf(range, sizeof range, "%s %s", b->name, described);
+            /* "reduce:butterfly n=...": ncu's --nvtx-include reads '/' as nesting, so the
+             * backend's slash would make the range impossible to select. */
+            for (char *p = range; *p && *p != ' '; p++)
+                if (*p == '/') *p = ':';
             /* --profile on a GPU row: the measurement opens the case's range around the
              * profiled repetition alone, so the warm-up stays outside it. */
             bool range_here = !(opt->profile && gpu);

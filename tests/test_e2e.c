@@ -155,7 +155,7 @@ static void nvtx_ranges_name_every_case(void **state) {
         depth++;
         max_depth = depth > max_depth ? depth : max_depth;
         const char *name = line + 5;
-        if (strncmp(name, "reduce/", 7) == 0) case_ranges++;
+        if (strncmp(name, "reduce:", 7) == 0) case_ranges++;
         saw_named |=
             strcmp(name, "reduce/cpu n=1000 dtype=f32 distribution=all-equal op=argmin") == 0;
         saw_rep |= strcmp(name, "rep 0") == 0;
