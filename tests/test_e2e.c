@@ -157,7 +157,7 @@ static void nvtx_ranges_name_every_case(void **state) {
         const char *name = line + 5;
         if (strncmp(name, "reduce:", 7) == 0) case_ranges++;
         saw_named |=
-            strcmp(name, "reduce/cpu n=1000 dtype=f32 distribution=all-equal op=argmin") == 0;
+            strcmp(name, "reduce:cpu n=1000 dtype=f32 distribution=all-equal op=argmin") == 0;
         saw_rep |= strcmp(name, "rep 0") == 0;
         saw_setup |= strcmp(name, "setup: input") == 0;
         saw_verify |= strcmp(name, "verify") == 0;
