@@ -6,6 +6,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "case_builder.h"
+#include "registry.h"
 #include "sssp.h"
 
 struct sssp_named_graph {
@@ -41,6 +43,16 @@ static inline int sssp_input_from_text(const char *text, bool is_float, bool dev
     if (rc != 0) return rc;
     if (is_float) pb_sssp_graph_to_float(&g);
     return pb_sssp_input_from_graph(&g, device, in, err, err_len);
+}
+
+/* A case that describes a hand-made input: the primitive sizes its output from the case
+ * (vertices of a generated graph), so the case must name the input's vertex count. */
+static inline void sssp_case_for_input(struct pb_case *c, const struct pb_input *in,
+                                       int64_t source) {
+    case_init(c, pb_registry_find_primitive("sssp"), 1);
+    case_set_choice(c, "graph", "grid");
+    case_set_int(c, "vertices", (int64_t)in->n);
+    case_set_int(c, "source", source);
 }
 
 #endif

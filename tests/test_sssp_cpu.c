@@ -143,8 +143,7 @@ static void cpu_backends_on_edge_graphs(void **state) {
             if (sssp_input_from_text(sssp_edge_graphs[i].text, fl, false, &in, err, sizeof err))
                 fail_msg("%s: %s", sssp_edge_graphs[i].name, err);
             struct pb_case c;
-            case_init(&c, sssp(), 1);
-            case_set_int(&c, "source", sssp_edge_graphs[i].source);
+            sssp_case_for_input(&c, &in, sssp_edge_graphs[i].source);
             for (int b = 0; b < pb_registry_backend_count(); b++) {
                 const struct pb_backend *be = pb_registry_backend_at(b);
                 if (strcmp(be->primitive, "sssp") != 0 || be->target != PB_TARGET_CPU) continue;
@@ -166,7 +165,7 @@ static void verifier_catches_wrong_outputs(void **state) {
     const struct pb_sssp_graph *g = in.host;
     uint32_t ref[10], out[10];
     struct pb_case c;
-    case_init(&c, sssp(), 1);
+    sssp_case_for_input(&c, &in, 0);
     assert_int_equal(sssp()->reference(&c, &in, ref), 0);
     const uint32_t dist[] = {0, 5, 2, 6, SSSP_INF_INT},
                    pred[] = {SSSP_NO_PRED, 2, 0, 1, SSSP_NO_PRED};

@@ -33,8 +33,7 @@ static void edge_graphs(void **state) {
             if (sssp_input_from_text(sssp_edge_graphs[i].text, fl, true, &in, err, sizeof err))
                 fail_msg("%s: %s", sssp_edge_graphs[i].name, err);
             struct pb_case c;
-            case_init(&c, sssp(), 1);
-            case_set_int(&c, "source", sssp_edge_graphs[i].source);
+            sssp_case_for_input(&c, &in, sssp_edge_graphs[i].source);
             for (int b = 0; b < pb_registry_backend_count(); b++) {
                 const struct pb_backend *be = pb_registry_backend_at(b);
                 if (strcmp(be->primitive, "sssp") != 0 || be->target != PB_TARGET_GPU) continue;
