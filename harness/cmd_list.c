@@ -7,10 +7,10 @@
 #include "registry.h"
 
 static const char usage[] =
-    "usage: bench list\n"
+    "usage: bench list [--plugin LIB.so]...\n"
     "\n"
     "Lists every primitive with its sweep axes (valid ranges or choices, defaults) and\n"
-    "every backend with its target.\n";
+    "every backend with its target, those of the plugins given last.\n";
 
 static void print_axis(const struct pb_axis *a) {
     printf("    %-14s ", a->name);
@@ -25,7 +25,12 @@ static void print_axis(const struct pb_axis *a) {
 
 int pb_cmd_list(int argc, char **argv) {
     if (pb_wants_help(argc, argv, usage)) return 0;
-    if (argc != 1) return pb_usage_error(usage, "unexpected argument '%s'", argv[1]);
+    for (int i = 1; i < argc; i++) {
+        if (strcmp(argv[i], "--plugin") == 0)
+            i++; /* loaded by main before the command runs */
+        else
+            return pb_usage_error(usage, "unexpected argument '%s'", argv[i]);
+    }
     for (int p = 0; p < pb_registry_primitive_count(); p++) {
         const struct pb_primitive *prim = pb_registry_primitive_at(p);
         printf("%s: %s\n  axes:\n", prim->name, prim->summary);

@@ -14,7 +14,7 @@
 static const char usage[] =
     "usage: bench run [--force | --resume] [--output PATH] [--format csv|json] [--device N]\n"
     "                 [--devices all|N,N,...] [--shard I/N] [--time-limit S] [--profile]\n"
-    "                 [--no-progress] CONFIG\n"
+    "                 [--no-progress] [--plugin LIB.so]... CONFIG\n"
     "\n"
     "Runs every selected backend on every case of CONFIG's sweep, verifies each output\n"
     "against the primitive's reference, and writes the config's output CSV (default\n"
@@ -43,6 +43,8 @@ static const char usage[] =
     "  --profile        for Nsight: one warm-up, then one repetition between\n"
     "                   cudaProfilerStart/Stop, no L2 flush, no batching; rows get reps=1\n"
     "  --no-progress    no progress line on stderr (it is shown only on a terminal anyway)\n"
+    "  --plugin LIB.so  load the backends of a plugin library (repeatable; README, Plugins);\n"
+    "                   the config may then name them\n"
     "\n"
     "SIGINT (Ctrl-C) or SIGTERM stops the sweep between repetitions: complete rows are kept,\n"
     "the command to resume is printed, and the exit code is 130 or 143. A second Ctrl-C\n"
@@ -101,6 +103,8 @@ int pb_cmd_run(int argc, char **argv) {
             opt.profile = true;
         } else if (strcmp(argv[i], "--no-progress") == 0) {
             opt.progress = false;
+        } else if (strcmp(argv[i], "--plugin") == 0) {
+            i++; /* loaded by main before the command runs */
         } else if (strcmp(argv[i], "--output") == 0) {
             if (i + 1 >= argc) return pb_usage_error(usage, "%s needs a value", "--output");
             output = argv[++i];

@@ -1,4 +1,4 @@
-/* bench validate [--force] CONFIG */
+/* bench validate [--force] [--plugin LIB.so]... CONFIG */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -8,12 +8,13 @@
 #include "sweep.h"
 
 static const char usage[] =
-    "usage: bench validate [--force] CONFIG\n"
+    "usage: bench validate [--force] [--plugin LIB.so]... CONFIG\n"
     "\n"
     "Checks CONFIG without running it: every problem is reported, one per line, naming the\n"
     "file and the JSON path. Prints the number of cases and rows a run would produce.\n"
     "\n"
-    "  --force  accept a sweep of more than 1000000 cases, as bench run --force does\n";
+    "  --force          accept a sweep of more than 1000000 cases, as bench run --force does\n"
+    "  --plugin LIB.so  load a plugin's backends first, so the config may name them\n";
 
 int pb_cmd_validate(int argc, char **argv) {
     if (pb_wants_help(argc, argv, usage)) return 0;
@@ -22,6 +23,8 @@ int pb_cmd_validate(int argc, char **argv) {
     for (int i = 1; i < argc; i++) {
         if (strcmp(argv[i], "--force") == 0) {
             opt.allow_huge_sweep = true;
+        } else if (strcmp(argv[i], "--plugin") == 0) {
+            i++; /* loaded by main before the command runs */
         } else if (argv[i][0] == '-' && argv[i][1] != '\0') {
             return pb_usage_error(usage, "unknown option '%s'", argv[i]);
         } else if (path) {

@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "commands.h"
+#include "plugin.h"
 #include "suggest.h"
 
 static const char usage[] =
@@ -20,21 +21,19 @@ static const char usage[] =
     "  plot CSV         gnuplot figures of throughput against an axis\n"
     "  merge OUT SHARD...  join the outputs of bench run --shard into one\n"
     "\n"
+    "run, validate and list take --plugin LIB.so (repeatable): backends built outside the tree.\n"
     "`bench COMMAND --help` describes each. Exit codes: 0 ok, 1 a failed check, 2 bad usage or "
     "input.\n";
 
 static const struct {
     const char *name;
     int (*run)(int argc, char **argv);
+    bool plugins; /* takes --plugin LIB.so: backends of the library join the registry */
 } commands[] = {
-    {"run", pb_cmd_run},
-    {"validate", pb_cmd_validate},
-    {"list", pb_cmd_list},
-    {"info", pb_cmd_info},
-    {"compare", pb_cmd_compare},
-    {"report", pb_cmd_report},
-    {"plot", pb_cmd_plot},
-    {"merge", pb_cmd_merge},
+    {"run", pb_cmd_run, true},          {"validate", pb_cmd_validate, true},
+    {"list", pb_cmd_list, true},        {"info", pb_cmd_info, false},
+    {"compare", pb_cmd_compare, false}, {"report", pb_cmd_report, false},
+    {"plot", pb_cmd_plot, false},       {"merge", pb_cmd_merge, false},
 };
 #define NCOMMANDS (sizeof commands / sizeof commands[0])
 
@@ -63,8 +62,21 @@ int main(int argc, char **argv) {
         fputs(usage, stdout);
         return 0;
     }
-    for (size_t i = 0; i < NCOMMANDS; i++)
-        if (strcmp(argv[1], commands[i].name) == 0) return commands[i].run(argc - 1, argv + 1);
+    for (size_t i = 0; i < NCOMMANDS; i++) {
+        if (strcmp(argv[1], commands[i].name) != 0) continue;
+        if (!commands[i].plugins) return commands[i].run(argc - 1, argv + 1);
+        /* Plugins load before the command reads its config; the command skips the pairs. */
+        struct pb_plugins plugins = {0};
+        char err[1024];
+        if (pb_plugin_load_args(&plugins, argc - 1, argv + 1, err, sizeof err) != 0) {
+            fprintf(stderr, "bench: %s\n", err);
+            pb_plugin_unload_all(&plugins);
+            return 2;
+        }
+        int status = commands[i].run(argc - 1, argv + 1);
+        pb_plugin_unload_all(&plugins);
+        return status;
+    }
     const char *names[NCOMMANDS];
     for (size_t i = 0; i < NCOMMANDS; i++) names[i] = commands[i].name;
     const char *close = pb_suggest(argv[1], names, NCOMMANDS);

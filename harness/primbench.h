@@ -143,6 +143,26 @@ struct pb_primitive {
     size_t (*device_bytes)(const struct pb_case *c);
 };
 
+/* ---- plugins -------------------------------------------------------------- */
+
+/* `bench run --plugin LIB.so` (and list, validate) dlopens LIB.so and calls its
+ *
+ *     int pb_plugin_register(int abi, const struct pb_backend *const **backends, int *count);
+ *
+ * abi is PB_PLUGIN_ABI as the harness was built; a plugin built against another value
+ * returns nonzero. Otherwise it sets *backends to an array of *count backends that live
+ * as long as the library (static storage) and returns 0. Each names a primitive the
+ * harness has, a name "primitive/x" no other backend has, a target, supports and run.
+ * A plugin is linked against nothing of primbench: the functions of this header resolve
+ * from the bench executable. GPU work in a plugin uses the CUDA driver API (loaded with
+ * dlopen) in the runtime's current context, not a CUDA runtime of its own: the harness
+ * links the runtime statically, and after a fault it resets the device, which a second
+ * runtime in the process would not know of (see tests/fault_plugin.c). */
+#define PB_PLUGIN_ABI 1
+#define PB_PLUGIN_ENTRY "pb_plugin_register"
+typedef int (*pb_plugin_register_fn)(int abi, const struct pb_backend *const **backends,
+                                     int *count);
+
 #ifdef __cplusplus
 }
 #endif

@@ -1,4 +1,6 @@
-/* The registry: one line per primitive and per backend. */
+/* The registry: one line per primitive and per backend, and the backends plugins add
+ * at run time (plugin.c) after the built-in ones. */
+#include <stdio.h>
 #include <string.h>
 
 #include "registry.h"
@@ -35,11 +37,8 @@ extern const struct pb_backend pb_backend_select_cub_sort;
 extern const struct pb_backend pb_backend_select_cpu;
 
 static const struct pb_primitive *const primitives[] = {
-    &pb_primitive_reduce,
-    &pb_primitive_multisplit,
-    &pb_primitive_sssp,
-    &pb_primitive_sort,
-    &pb_primitive_select,
+    &pb_primitive_reduce, &pb_primitive_multisplit, &pb_primitive_sssp,
+    &pb_primitive_sort,   &pb_primitive_select,
 };
 
 static const struct pb_backend *const backends[] = {
@@ -80,14 +79,81 @@ const struct pb_primitive *pb_registry_find_primitive(const char *name) {
     return NULL;
 }
 
-int pb_registry_backend_count(void) { return COUNT(backends); }
-const struct pb_backend *pb_registry_backend_at(int i) { return backends[i]; }
+/* Backends of loaded plugins, in load order: the registry's only mutable part, written
+ * by the main thread before any command uses the registry. */
+static const struct pb_backend *plugin_backends[PB_MAX_PLUGIN_BACKENDS];
+static int plugin_backend_count;
+
+int pb_registry_backend_count(void) { return COUNT(backends) + plugin_backend_count; }
+
+const struct pb_backend *pb_registry_backend_at(int i) {
+    return i < COUNT(backends) ? backends[i] : plugin_backends[i - COUNT(backends)];
+}
 
 const struct pb_backend *pb_registry_find_backend(const char *name) {
-    for (int i = 0; i < COUNT(backends); i++)
-        if (strcmp(backends[i]->name, name) == 0) return backends[i];
+    for (int i = 0; i < pb_registry_backend_count(); i++)
+        if (strcmp(pb_registry_backend_at(i)->name, name) == 0) return pb_registry_backend_at(i);
     return NULL;
 }
+
+/* What makes a backend unusable: the first problem, or NULL. */
+static const char *backend_problem(const struct pb_backend *b, char *why, size_t why_len) {
+    if (!b || !b->name || !b->primitive || !b->summary)
+        return "a backend without a name, primitive or summary";
+    if (!b->supports || !b->run) {
+        snprintf(why, why_len, "backend '%s' has no supports or run function", b->name);
+        return why;
+    }
+    if (b->target != PB_TARGET_CPU && b->target != PB_TARGET_GPU) {
+        snprintf(why, why_len, "backend '%s' has an unknown target %d", b->name, (int)b->target);
+        return why;
+    }
+    if (!pb_registry_find_primitive(b->primitive)) {
+        snprintf(why, why_len, "backend '%s' names an unknown primitive '%s'", b->name,
+                 b->primitive);
+        return why;
+    }
+    size_t plen = strlen(b->primitive);
+    if (strncmp(b->name, b->primitive, plen) != 0 || b->name[plen] != '/' || !b->name[plen + 1] ||
+        strchr(b->name + plen + 1, '/')) {
+        snprintf(why, why_len, "backend name '%s' is not of the form '%s/NAME'", b->name,
+                 b->primitive);
+        return why;
+    }
+    if (pb_registry_find_backend(b->name)) {
+        snprintf(why, why_len, "backend '%s' is already registered", b->name);
+        return why;
+    }
+    return NULL;
+}
+
+int pb_registry_add_backends(const struct pb_backend *const *list, int count, char *err,
+                             size_t err_len) {
+    if (count < 0 || (count > 0 && !list)) {
+        snprintf(err, err_len, "an invalid backend list (count %d)", count);
+        return -1;
+    }
+    if (count > PB_MAX_PLUGIN_BACKENDS - plugin_backend_count) {
+        snprintf(err, err_len, "%d backends, more than the %d plugins may add in all", count,
+                 PB_MAX_PLUGIN_BACKENDS);
+        return -1;
+    }
+    /* All or none: each one is checked against the registry and the ones before it. */
+    int first = plugin_backend_count;
+    for (int i = 0; i < count; i++) {
+        char why[PB_REASON_LEN];
+        const char *problem = backend_problem(list[i], why, sizeof why);
+        if (problem) {
+            snprintf(err, err_len, "backends[%d]: %s", i, problem);
+            plugin_backend_count = first;
+            return -1;
+        }
+        plugin_backends[plugin_backend_count++] = list[i];
+    }
+    return 0;
+}
+
+void pb_registry_drop_plugin_backends(void) { plugin_backend_count = 0; }
 
 int pb_primitive_axis_index(const struct pb_primitive *p, const char *axis) {
     for (int i = 0; i < p->naxes; i++)
