@@ -86,6 +86,44 @@ static int parse_devices(const char *text, struct pb_run_options *opt) {
     }
 }
 
+/* CUDA keeps a sticky error (an illegal address) for the life of the process, so when a
+ * device reset cannot give a working context the run goes on in a fresh process: this
+ * command again with --resume (the finished rows are on disk), at most
+ * PB_MAX_FRESH_PROCESSES times in a chain. The worst exit status travels along. */
+#define PB_MAX_FRESH_PROCESSES 16
+
+static int worst_status(int status) {
+    const char *carried = getenv("PB_FRESH_PROCESS_STATUS");
+    int earlier = carried ? atoi(carried) : 0;
+    return earlier > status ? earlier : status;
+}
+
+static void continue_in_fresh_process(const struct pb_run_options *opt, int status) {
+    const char *depth_text = getenv("PB_FRESH_PROCESS");
+    int depth = depth_text ? atoi(depth_text) : 0;
+    if (depth >= PB_MAX_FRESH_PROCESSES || opt->argc < 1) return;
+    char **argv = calloc((size_t)opt->argc + 3, sizeof *argv);
+    if (!argv) return;
+    int n = 0;
+    argv[n++] = (char *)(opt->program ? opt->program : "bench");
+    argv[n++] = opt->argv[0];
+    argv[n++] = "--resume";
+    for (int i = 1; i < opt->argc; i++)
+        if (strcmp(opt->argv[i], "--force") != 0 && strcmp(opt->argv[i], "--resume") != 0)
+            argv[n++] = opt->argv[i];
+    argv[n] = NULL;
+    char text[16];
+    snprintf(text, sizeof text, "%d", depth + 1);
+    setenv("PB_FRESH_PROCESS", text, 1);
+    snprintf(text, sizeof text, "%d", worst_status(status));
+    setenv("PB_FRESH_PROCESS_STATUS", text, 1);
+    fprintf(stderr, "bench: continuing in a fresh process (a new CUDA context) with --resume\n");
+    fflush(NULL);
+    execv("/proc/self/exe", argv);
+    fprintf(stderr, "bench: could not start a fresh process: %s\n", strerror(errno));
+    free(argv);
+}
+
 int pb_cmd_run(int argc, char **argv) {
     if (pb_wants_help(argc, argv, usage)) return 0;
     struct pb_run_options opt = {.progress = isatty(STDERR_FILENO),
@@ -186,6 +224,8 @@ int pb_cmd_run(int argc, char **argv) {
     }
     int status = pb_experiment_run(&cfg, &opt);
     pb_config_free(&cfg);
+    if (opt.gpu_lost) continue_in_fresh_process(&opt, status);
+    status = worst_status(status);
     if (opt.gpu_hung) {
         /* A kernel is still running on the device: exit() would run the CUDA runtime's
          * teardown, which waits for it. The rows and metadata are already on disk. */

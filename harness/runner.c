@@ -717,6 +717,7 @@ static size_t *group_starts(const struct pb_sweep *sw, size_t *ngroups) {
 int pb_experiment_run(const struct pb_config *cfg, struct pb_run_options *opt) {
     if (opt->time_limit_s <= 0) opt->time_limit_s = PB_DEFAULT_TIME_LIMIT_S;
     opt->gpu_hung = false;
+    opt->gpu_lost = false;
     char meta_path[4200];
     snprintf(meta_path, sizeof meta_path, "%s.meta.json", cfg->output);
     struct experiment x = {.cfg = cfg, .opt = opt, .prim = cfg->primitive, .shard = opt->shard};
@@ -840,6 +841,7 @@ int pb_experiment_run(const struct pb_config *cfg, struct pb_run_options *opt) {
         } else {
             fprintf(stderr, "bench: %s\n", x.stop_message);
             status = 1;
+            opt->gpu_lost = x.stop == STOP_GPU_LOST;
         }
         fprintf(stderr, "bench: to resume: %s\n", command);
     }

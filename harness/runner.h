@@ -32,6 +32,10 @@ struct pb_run_options {
     /* Set by pb_experiment_run: a GPU row hung and its work is still on the device, so
      * the process must end without the CUDA runtime's teardown, which would wait for it. */
     bool gpu_hung;
+    /* Set by pb_experiment_run: a poisoned context could not be recreated in this process
+     * (CUDA keeps a sticky error for the life of the process); the rows so far are on disk
+     * and the run can go on in a fresh process with --resume. */
+    bool gpu_lost;
 };
 
 #define PB_DEFAULT_TIME_LIMIT_S 600.0
