@@ -404,9 +404,12 @@ static void run_case(struct worker *w, size_t case_index) {
     const struct pb_case *c = &x->sweep->cases[case_index];
     char described[512];
     pb_case_describe(c, described, sizeof described);
-    bool todo[64] = {false}, needs_input = false, wants_device = false;
+    /* Which backends still need a row of this case (all but those --resume found). A
+     * config may list any number of backends, plugins' included. */
+    bool todo[cfg->nbackends > 0 ? cfg->nbackends : 1];
+    bool needs_input = false, wants_device = false;
     int ntodo = 0;
-    for (int i = 0; i < cfg->nbackends && i < 64; i++) {
+    for (int i = 0; i < cfg->nbackends; i++) {
         char why[PB_REASON_LEN];
         const struct pb_backend *b = cfg->backends[i];
         todo[i] = !pb_resume_has(&x->done, c, b->name);
