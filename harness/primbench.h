@@ -101,6 +101,10 @@ struct pb_run {
     char err[PB_REASON_LEN]; /* a backend's error message, for the row's reason */
 };
 
+/* 0 when err is cudaSuccess; otherwise -1 with "what: the CUDA message" in r->err (the
+ * row's reason). For backends' CUDA calls. */
+int pb_run_cuda_failed(struct pb_run *r, cudaError_t err, const char *what);
+
 struct pb_backend {
     const char *primitive;
     const char *name; /* "reduce/butterfly" */

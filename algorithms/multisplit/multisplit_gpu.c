@@ -10,15 +10,9 @@ struct gpu_state {
     struct pb_multisplit_layout layout;
 };
 
-static int cuda_failed(struct pb_run *r, cudaError_t err, const char *what) {
-    if (err == cudaSuccess) return 0;
-    snprintf(r->err, sizeof r->err, "%s: %s", what, cudaGetErrorString(err));
-    return -1;
-}
-
 int pb_multisplit_gpu_prepare(struct pb_run *r, const struct pb_multisplit_gpu_impl *impl) {
     struct gpu_state *s = calloc(1, sizeof *s);
-    if (!s) return cuda_failed(r, cudaErrorMemoryAllocation, "host state");
+    if (!s) return pb_run_cuda_failed(r, cudaErrorMemoryAllocation, "host state");
     r->state = s;
     s->impl = impl;
     const struct pb_multisplit_extra *x = r->in->extra;
@@ -30,16 +24,17 @@ int pb_multisplit_gpu_prepare(struct pb_run *r, const struct pb_multisplit_gpu_i
     a->keys = r->in->device;
     a->values = x->pairs ? x->device_values : NULL;
     a->n = r->in->n;
-    if (cuda_failed(r, cudaMalloc(&a->out_keys, a->n * ks), "cudaMalloc keys") ||
-        cuda_failed(r, cudaMalloc((void **)&a->offsets, a->bucket.bins * sizeof(uint32_t)),
-                    "cudaMalloc offsets"))
+    if (pb_run_cuda_failed(r, cudaMalloc(&a->out_keys, a->n * ks), "cudaMalloc keys") ||
+        pb_run_cuda_failed(r, cudaMalloc((void **)&a->offsets, a->bucket.bins * sizeof(uint32_t)),
+                           "cudaMalloc offsets"))
         return -1;
-    if (x->pairs && cuda_failed(r, cudaMalloc((void **)&a->out_values, a->n * sizeof(uint32_t)),
-                                "cudaMalloc values"))
+    if (x->pairs &&
+        pb_run_cuda_failed(r, cudaMalloc((void **)&a->out_values, a->n * sizeof(uint32_t)),
+                           "cudaMalloc values"))
         return -1;
-    if (cuda_failed(r, (cudaError_t)impl->plan(a, &a->scratch_bytes), "plan")) return -1;
+    if (pb_run_cuda_failed(r, (cudaError_t)impl->plan(a, &a->scratch_bytes), "plan")) return -1;
     if (a->scratch_bytes &&
-        cuda_failed(r, cudaMalloc(&a->scratch, a->scratch_bytes), "cudaMalloc scratch"))
+        pb_run_cuda_failed(r, cudaMalloc(&a->scratch, a->scratch_bytes), "cudaMalloc scratch"))
         return -1;
     return 0;
 }
@@ -48,18 +43,19 @@ int pb_multisplit_gpu_poison(struct pb_run *r) {
     struct gpu_state *s = r->state;
     struct pb_multisplit_args *a = &s->args;
     size_t ks = pb_dtype_size(r->in->dtype);
-    if (cuda_failed(r, cudaMemsetAsync(a->out_keys, 0xA5, a->n * ks, r->stream), "poison") ||
-        cuda_failed(r, cudaMemsetAsync(a->offsets, 0xA5, a->bucket.bins * 4, r->stream), "poison"))
+    if (pb_run_cuda_failed(r, cudaMemsetAsync(a->out_keys, 0xA5, a->n * ks, r->stream), "poison") ||
+        pb_run_cuda_failed(r, cudaMemsetAsync(a->offsets, 0xA5, a->bucket.bins * 4, r->stream),
+                           "poison"))
         return -1;
     if (a->out_values &&
-        cuda_failed(r, cudaMemsetAsync(a->out_values, 0xA5, a->n * 4, r->stream), "poison"))
+        pb_run_cuda_failed(r, cudaMemsetAsync(a->out_values, 0xA5, a->n * 4, r->stream), "poison"))
         return -1;
     return 0;
 }
 
 int pb_multisplit_gpu_run(struct pb_run *r) {
     struct gpu_state *s = r->state;
-    return cuda_failed(r, (cudaError_t)s->impl->launch(&s->args, r->stream), "launch");
+    return pb_run_cuda_failed(r, (cudaError_t)s->impl->launch(&s->args, r->stream), "launch");
 }
 
 int pb_multisplit_gpu_collect(struct pb_run *r) {
@@ -76,7 +72,7 @@ int pb_multisplit_gpu_collect(struct pb_run *r) {
         e = cudaMemcpyAsync(out + s->layout.values, a->out_values, a->n * 4, cudaMemcpyDeviceToHost,
                             r->stream);
     if (e == cudaSuccess) e = cudaStreamSynchronize(r->stream);
-    return cuda_failed(r, e, "collect");
+    return pb_run_cuda_failed(r, e, "collect");
 }
 
 void pb_multisplit_gpu_release(struct pb_run *r) {

@@ -15,29 +15,25 @@ struct gpu_state {
 /* Poison: a result no reduction of our inputs produces by accident. */
 #define POISON_BYTE 0xA5
 
-static int cuda_failed(struct pb_run *r, cudaError_t err, const char *what) {
-    if (err == cudaSuccess) return 0;
-    snprintf(r->err, sizeof r->err, "%s: %s", what, cudaGetErrorString(err));
-    return -1;
-}
-
 int pb_reduce_gpu_prepare(struct pb_run *r, const struct pb_reduce_gpu_impl *impl) {
     struct gpu_state *s = calloc(1, sizeof *s);
-    if (!s) return cuda_failed(r, cudaErrorMemoryAllocation, "host state");
+    if (!s) return pb_run_cuda_failed(r, cudaErrorMemoryAllocation, "host state");
     r->state = s;
     s->impl = impl;
     s->op = pb_reduce_case_op(r->c);
-    if (cuda_failed(r, (cudaError_t)impl->plan(s->op, r->in->dtype, r->in->n, &s->plan), "plan"))
+    if (pb_run_cuda_failed(r, (cudaError_t)impl->plan(s->op, r->in->dtype, r->in->n, &s->plan),
+                           "plan"))
         return -1;
-    if (cuda_failed(r, cudaMalloc(&s->d_result, PB_REDUCE_DEVICE_RESULT_BYTES),
-                    "cudaMalloc result"))
+    if (pb_run_cuda_failed(r, cudaMalloc(&s->d_result, PB_REDUCE_DEVICE_RESULT_BYTES),
+                           "cudaMalloc result"))
         return -1;
     if (s->plan.scratch_bytes > 0) {
-        if (cuda_failed(r, cudaMalloc(&s->d_scratch, s->plan.scratch_bytes), "cudaMalloc scratch"))
+        if (pb_run_cuda_failed(r, cudaMalloc(&s->d_scratch, s->plan.scratch_bytes),
+                               "cudaMalloc scratch"))
             return -1;
         /* The butterfly's ticket must start at zero; the kernel re-arms it itself. */
-        if (cuda_failed(r, cudaMemset(s->d_scratch, 0, s->plan.scratch_bytes),
-                        "cudaMemset scratch"))
+        if (pb_run_cuda_failed(r, cudaMemset(s->d_scratch, 0, s->plan.scratch_bytes),
+                               "cudaMemset scratch"))
             return -1;
     }
     return 0;
@@ -45,7 +41,7 @@ int pb_reduce_gpu_prepare(struct pb_run *r, const struct pb_reduce_gpu_impl *imp
 
 int pb_reduce_gpu_poison(struct pb_run *r) {
     struct gpu_state *s = r->state;
-    return cuda_failed(
+    return pb_run_cuda_failed(
         r, cudaMemsetAsync(s->d_result, POISON_BYTE, PB_REDUCE_DEVICE_RESULT_BYTES, r->stream),
         "poison result");
 }
@@ -54,17 +50,17 @@ int pb_reduce_gpu_run(struct pb_run *r) {
     struct gpu_state *s = r->state;
     int err = s->impl->launch(s->op, r->in->dtype, r->in->device, r->in->n, &s->plan, s->d_scratch,
                               s->d_result, r->stream);
-    return cuda_failed(r, (cudaError_t)err, "launch");
+    return pb_run_cuda_failed(r, (cudaError_t)err, "launch");
 }
 
 int pb_reduce_gpu_collect(struct pb_run *r) {
     struct gpu_state *s = r->state;
     unsigned char raw[PB_REDUCE_DEVICE_RESULT_BYTES];
-    if (cuda_failed(
+    if (pb_run_cuda_failed(
             r, cudaMemcpyAsync(raw, s->d_result, sizeof raw, cudaMemcpyDeviceToHost, r->stream),
             "copy result"))
         return -1;
-    if (cuda_failed(r, cudaStreamSynchronize(r->stream), "synchronize")) return -1;
+    if (pb_run_cuda_failed(r, cudaStreamSynchronize(r->stream), "synchronize")) return -1;
     pb_reduce_decode(s->op, r->in->dtype, raw, r->out);
     return 0;
 }

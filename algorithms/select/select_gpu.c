@@ -14,15 +14,9 @@ struct gpu_state {
     size_t scratch_bytes;
 };
 
-static int cuda_failed(struct pb_run *r, cudaError_t err, const char *what) {
-    if (err == cudaSuccess) return 0;
-    snprintf(r->err, sizeof r->err, "%s: %s", what, cudaGetErrorString(err));
-    return -1;
-}
-
 int pb_select_gpu_prepare(struct pb_run *r, const struct pb_select_gpu_impl *impl) {
     struct gpu_state *st = calloc(1, sizeof *st);
-    if (!st) return cuda_failed(r, cudaErrorMemoryAllocation, "host state");
+    if (!st) return pb_run_cuda_failed(r, cudaErrorMemoryAllocation, "host state");
     r->state = st;
     st->impl = impl;
     pb_select_case_of(r->c, &st->s);
@@ -33,21 +27,23 @@ int pb_select_gpu_prepare(struct pb_run *r, const struct pb_select_gpu_impl *imp
                                            .largest = st->s.largest,
                                            .sorted = st->s.sorted,
                                            .method = impl->method};
-    if (cuda_failed(r, cudaMalloc(&st->out, pb_select_output_bytes(&st->s)), "cudaMalloc output"))
+    if (pb_run_cuda_failed(r, cudaMalloc(&st->out, pb_select_output_bytes(&st->s)),
+                           "cudaMalloc output"))
         return -1;
     if (st->s.with_index)
         st->out_index = (uint32_t *)((char *)st->out + pb_select_index_offset(&st->s));
-    if (cuda_failed(r, (cudaError_t)impl->scratch_bytes(&st->params, &st->scratch_bytes),
-                    "scratch size"))
+    if (pb_run_cuda_failed(r, (cudaError_t)impl->scratch_bytes(&st->params, &st->scratch_bytes),
+                           "scratch size"))
         return -1;
-    return cuda_failed(r, cudaMalloc(&st->scratch, st->scratch_bytes ? st->scratch_bytes : 1),
-                       "cudaMalloc scratch");
+    return pb_run_cuda_failed(r,
+                              cudaMalloc(&st->scratch, st->scratch_bytes ? st->scratch_bytes : 1),
+                              "cudaMalloc scratch");
 }
 
 int pb_select_gpu_poison(struct pb_run *r) {
     struct gpu_state *st = r->state;
-    return cuda_failed(r, cudaMemsetAsync(st->out, 0xA5, pb_select_output_bytes(&st->s), r->stream),
-                       "poison");
+    return pb_run_cuda_failed(
+        r, cudaMemsetAsync(st->out, 0xA5, pb_select_output_bytes(&st->s), r->stream), "poison");
 }
 
 int pb_select_gpu_run(struct pb_run *r) {
@@ -61,7 +57,7 @@ int pb_select_gpu_run(struct pb_run *r) {
         uint32_t *out_index = st->out_index ? st->out_index + (size_t)row * s->k : NULL;
         cudaError_t e = (cudaError_t)st->impl->launch(&st->params, keys, out_keys, out_index,
                                                       st->scratch, st->scratch_bytes, r->stream);
-        if (cuda_failed(r, e, "launch")) return -1;
+        if (pb_run_cuda_failed(r, e, "launch")) return -1;
     }
     return 0;
 }
@@ -71,7 +67,7 @@ int pb_select_gpu_collect(struct pb_run *r) {
     cudaError_t e = cudaMemcpyAsync(r->out, st->out, pb_select_output_bytes(&st->s),
                                     cudaMemcpyDeviceToHost, r->stream);
     if (e == cudaSuccess) e = cudaStreamSynchronize(r->stream);
-    return cuda_failed(r, e, "collect");
+    return pb_run_cuda_failed(r, e, "collect");
 }
 
 void pb_select_gpu_release(struct pb_run *r) {

@@ -10,15 +10,9 @@ struct gpu_state {
     struct pb_sort_shape shape;
 };
 
-static int cuda_failed(struct pb_run *r, cudaError_t err, const char *what) {
-    if (err == cudaSuccess) return 0;
-    snprintf(r->err, sizeof r->err, "%s: %s", what, cudaGetErrorString(err));
-    return -1;
-}
-
 int pb_sort_gpu_prepare(struct pb_run *r, const struct pb_sort_gpu_impl *impl) {
     struct gpu_state *s = calloc(1, sizeof *s);
-    if (!s) return cuda_failed(r, cudaErrorMemoryAllocation, "host state");
+    if (!s) return pb_run_cuda_failed(r, cudaErrorMemoryAllocation, "host state");
     r->state = s;
     s->impl = impl;
     const struct pb_sort_extra *x = r->in->extra;
@@ -32,17 +26,18 @@ int pb_sort_gpu_prepare(struct pb_run *r, const struct pb_sort_gpu_impl *impl) {
     a->count = s->shape.count;
     a->dtype = (int)s->shape.dtype;
     a->descending = s->shape.descending;
-    if (cuda_failed(r, cudaMalloc(&a->out_keys, a->n * ks), "cudaMalloc keys")) return -1;
-    if (x->pairs && cuda_failed(r, cudaMalloc((void **)&a->out_values, a->n * sizeof(uint32_t)),
-                                "cudaMalloc values"))
+    if (pb_run_cuda_failed(r, cudaMalloc(&a->out_keys, a->n * ks), "cudaMalloc keys")) return -1;
+    if (x->pairs &&
+        pb_run_cuda_failed(r, cudaMalloc((void **)&a->out_values, a->n * sizeof(uint32_t)),
+                           "cudaMalloc values"))
         return -1;
-    if (cuda_failed(r, (cudaError_t)impl->plan(a, &a->scratch_bytes), "plan")) return -1;
+    if (pb_run_cuda_failed(r, (cudaError_t)impl->plan(a, &a->scratch_bytes), "plan")) return -1;
     if (a->scratch_bytes &&
-        cuda_failed(r, cudaMalloc(&a->scratch, a->scratch_bytes), "cudaMalloc scratch"))
+        pb_run_cuda_failed(r, cudaMalloc(&a->scratch, a->scratch_bytes), "cudaMalloc scratch"))
         return -1;
     if (impl->setup) {
-        if (cuda_failed(r, (cudaError_t)impl->setup(a, r->stream), "setup") ||
-            cuda_failed(r, cudaStreamSynchronize(r->stream), "setup"))
+        if (pb_run_cuda_failed(r, (cudaError_t)impl->setup(a, r->stream), "setup") ||
+            pb_run_cuda_failed(r, cudaStreamSynchronize(r->stream), "setup"))
             return -1;
     }
     return 0;
@@ -52,17 +47,17 @@ int pb_sort_gpu_poison(struct pb_run *r) {
     struct gpu_state *s = r->state;
     struct pb_sort_args *a = &s->args;
     size_t ks = pb_dtype_size(s->shape.dtype);
-    if (cuda_failed(r, cudaMemsetAsync(a->out_keys, 0xA5, a->n * ks, r->stream), "poison"))
+    if (pb_run_cuda_failed(r, cudaMemsetAsync(a->out_keys, 0xA5, a->n * ks, r->stream), "poison"))
         return -1;
     if (a->out_values &&
-        cuda_failed(r, cudaMemsetAsync(a->out_values, 0xA5, a->n * 4, r->stream), "poison"))
+        pb_run_cuda_failed(r, cudaMemsetAsync(a->out_values, 0xA5, a->n * 4, r->stream), "poison"))
         return -1;
     return 0;
 }
 
 int pb_sort_gpu_run(struct pb_run *r) {
     struct gpu_state *s = r->state;
-    return cuda_failed(r, (cudaError_t)s->impl->launch(&s->args, r->stream), "launch");
+    return pb_run_cuda_failed(r, (cudaError_t)s->impl->launch(&s->args, r->stream), "launch");
 }
 
 int pb_sort_gpu_collect(struct pb_run *r) {
@@ -75,7 +70,7 @@ int pb_sort_gpu_collect(struct pb_run *r) {
         e = cudaMemcpyAsync(out + pb_sort_values_offset(&s->shape), a->out_values, a->n * 4,
                             cudaMemcpyDeviceToHost, r->stream);
     if (e == cudaSuccess) e = cudaStreamSynchronize(r->stream);
-    return cuda_failed(r, e, "collect");
+    return pb_run_cuda_failed(r, e, "collect");
 }
 
 void pb_sort_gpu_release(struct pb_run *r) {

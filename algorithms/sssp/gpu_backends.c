@@ -18,39 +18,36 @@ struct gpu_state {
 
 static const struct pb_sssp_input *input_of(const struct pb_run *r) { return r->in->extra; }
 
-static int cuda_failed(struct pb_run *r, int err, const char *what) {
-    if (err == (int)cudaSuccess) return 0;
-    snprintf(r->err, sizeof r->err, "%s: %s", what, cudaGetErrorString((cudaError_t)err));
-    return -1;
-}
-
 static int gpu_prepare(struct pb_run *r, enum gpu_kind kind) {
     const struct pb_sssp_input *x = input_of(r);
     const uint32_t n = x->graph.n;
     struct gpu_state *s = calloc(1, sizeof *s);
     r->state = s;
-    if (!s) return cuda_failed(r, cudaErrorMemoryAllocation, "host state");
+    if (!s) return pb_run_cuda_failed(r, cudaErrorMemoryAllocation, "host state");
     s->kind = kind;
-    if (cuda_failed(r, cudaMalloc((void **)&s->out.dist, (size_t)n * 4), "cudaMalloc dist") ||
-        cuda_failed(r, cudaMalloc((void **)&s->out.pred, (size_t)n * 4), "cudaMalloc pred"))
+    if (pb_run_cuda_failed(r, cudaMalloc((void **)&s->out.dist, (size_t)n * 4),
+                           "cudaMalloc dist") ||
+        pb_run_cuda_failed(r, cudaMalloc((void **)&s->out.pred, (size_t)n * 4), "cudaMalloc pred"))
         return -1;
     size_t scratch = 0;
     switch (kind) {
     case KIND_BUTTERFLY:
-        if (cuda_failed(r, pb_sssp_butterfly_plan(n, x->graph.is_float, &s->butterfly), "plan"))
+        if (pb_run_cuda_failed(r, pb_sssp_butterfly_plan(n, x->graph.is_float, &s->butterfly),
+                               "plan"))
             return -1;
         scratch = s->butterfly.scratch_bytes;
         break;
     case KIND_FRONTIER:
-        if (cuda_failed(r, pb_sssp_frontier_plan(&x->graph, &s->frontier), "plan")) return -1;
+        if (pb_run_cuda_failed(r, pb_sssp_frontier_plan(&x->graph, &s->frontier), "plan"))
+            return -1;
         scratch = s->frontier.scratch_bytes;
         break;
     case KIND_CUB:
-        return cuda_failed(
+        return pb_run_cuda_failed(
             r, pb_sssp_cub_create(&x->device, x->graph.is_float, s->out, r->stream, &s->cub),
             "CUB plan and graph capture");
     }
-    if (scratch && cuda_failed(r, cudaMalloc(&s->scratch, scratch), "cudaMalloc scratch"))
+    if (scratch && pb_run_cuda_failed(r, cudaMalloc(&s->scratch, scratch), "cudaMalloc scratch"))
         return -1;
     return 0;
 }
@@ -62,8 +59,10 @@ static int frontier_prepare(struct pb_run *r) { return gpu_prepare(r, KIND_FRONT
 static int gpu_poison(struct pb_run *r) {
     struct gpu_state *s = r->state;
     size_t bytes = (size_t)input_of(r)->graph.n * 4;
-    return cuda_failed(r, cudaMemsetAsync(s->out.dist, 0xA5, bytes, r->stream), "poison dist") ||
-           cuda_failed(r, cudaMemsetAsync(s->out.pred, 0xA5, bytes, r->stream), "poison pred");
+    return pb_run_cuda_failed(r, cudaMemsetAsync(s->out.dist, 0xA5, bytes, r->stream),
+                              "poison dist") ||
+           pb_run_cuda_failed(r, cudaMemsetAsync(s->out.pred, 0xA5, bytes, r->stream),
+                              "poison pred");
 }
 
 static int gpu_run(struct pb_run *r) {
@@ -84,21 +83,21 @@ static int gpu_run(struct pb_run *r) {
         err = pb_sssp_cub_launch(s->cub, source, r->stream);
         break;
     }
-    return cuda_failed(r, err, "launch");
+    return pb_run_cuda_failed(r, err, "launch");
 }
 
 static int gpu_collect(struct pb_run *r) {
     struct gpu_state *s = r->state;
     const uint32_t n = input_of(r)->graph.n;
-    return cuda_failed(r,
-                       cudaMemcpyAsync(pb_sssp_out_dist(r->out), s->out.dist, (size_t)n * 4,
-                                       cudaMemcpyDeviceToHost, r->stream),
-                       "copy dist") ||
-           cuda_failed(r,
-                       cudaMemcpyAsync(pb_sssp_out_pred(r->out, n), s->out.pred, (size_t)n * 4,
-                                       cudaMemcpyDeviceToHost, r->stream),
-                       "copy pred") ||
-           cuda_failed(r, cudaStreamSynchronize(r->stream), "synchronize");
+    return pb_run_cuda_failed(r,
+                              cudaMemcpyAsync(pb_sssp_out_dist(r->out), s->out.dist, (size_t)n * 4,
+                                              cudaMemcpyDeviceToHost, r->stream),
+                              "copy dist") ||
+           pb_run_cuda_failed(r,
+                              cudaMemcpyAsync(pb_sssp_out_pred(r->out, n), s->out.pred,
+                                              (size_t)n * 4, cudaMemcpyDeviceToHost, r->stream),
+                              "copy pred") ||
+           pb_run_cuda_failed(r, cudaStreamSynchronize(r->stream), "synchronize");
 }
 
 static void gpu_release(struct pb_run *r) {
