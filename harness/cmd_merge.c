@@ -4,7 +4,7 @@
 #include <string.h>
 
 #include "commands.h"
-#include "merge.h"
+#include "results_merge.h"
 
 static const char usage[] =
     "usage: bench merge [--force] OUT.csv SHARD.csv...\n"

@@ -12,7 +12,7 @@
 #include <cjson/cJSON.h>
 
 #include "config.h"
-#include "merge.h"
+#include "results_merge.h"
 #include "pb_version.h"
 #include "row_order.h"
 #include "sweep.h"

@@ -1,7 +1,7 @@
 /* bench merge: the outputs of the shards of one config joined into one output, in sweep
  * order, with one metadata file. */
-#ifndef PB_MERGE_H
-#define PB_MERGE_H
+#ifndef PB_RESULTS_MERGE_H
+#define PB_RESULTS_MERGE_H
 
 #include <stdbool.h>
 #include <stddef.h>
