@@ -13,6 +13,9 @@ int pb_cmd_compare(int argc, char **argv);
 int pb_cmd_report(int argc, char **argv);
 int pb_cmd_plot(int argc, char **argv);
 int pb_cmd_merge(int argc, char **argv);
+/* The seed's k-way merge files (cmd_kway.c, in the core library so tests can call them). */
+int pb_cmd_kway_merge(int argc, char **argv);
+int pb_cmd_kway_gen(int argc, char **argv);
 
 /* True (and usage printed to stdout) when argv holds -h or --help. */
 bool pb_wants_help(int argc, char **argv, const char *usage);

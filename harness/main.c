@@ -20,6 +20,8 @@ static const char usage[] =
     "  report CSV       a paper-style markdown table of one metric\n"
     "  plot CSV         gnuplot figures of throughput against an axis\n"
     "  merge OUT SHARD...  join the outputs of bench run --shard into one\n"
+    "  kway-merge K SIZES ELEMENTS RESULTS  merge the seed's k-way merge files on the GPU\n"
+    "  kway-gen K MAX_N SIZES ELEMENTS      write k sorted lists in that format\n"
     "\n"
     "run, validate and list take --plugin LIB.so (repeatable): backends built outside the tree.\n"
     "`bench COMMAND --help` describes each. Exit codes: 0 ok, 1 a failed check, 2 bad usage or "
@@ -30,30 +32,18 @@ static const struct {
     int (*run)(int argc, char **argv);
     bool plugins; /* takes --plugin LIB.so: backends of the library join the registry */
 } commands[] = {
-    {"run", pb_cmd_run, true},          {"validate", pb_cmd_validate, true},
-    {"list", pb_cmd_list, true},        {"info", pb_cmd_info, false},
-    {"compare", pb_cmd_compare, false}, {"report", pb_cmd_report, false},
-    {"plot", pb_cmd_plot, false},       {"merge", pb_cmd_merge, false},
+    {"run", pb_cmd_run, true},
+    {"validate", pb_cmd_validate, true},
+    {"list", pb_cmd_list, true},
+    {"info", pb_cmd_info, false},
+    {"compare", pb_cmd_compare, false},
+    {"report", pb_cmd_report, false},
+    {"plot", pb_cmd_plot, false},
+    {"merge", pb_cmd_merge, false},
+    {"kway-merge", pb_cmd_kway_merge, false},
+    {"kway-gen", pb_cmd_kway_gen, false},
 };
 #define NCOMMANDS (sizeof commands / sizeof commands[0])
-
-bool pb_wants_help(int argc, char **argv, const char *text) {
-    for (int i = 1; i < argc; i++) {
-        if (strcmp(argv[i], "-h") == 0 || strcmp(argv[i], "--help") == 0) {
-            fputs(text, stdout);
-            return true;
-        }
-    }
-    return false;
-}
-
-int pb_usage_error(const char *text, const char *fmt, const char *arg) {
-    fputs("bench: ", stderr);
-    fprintf(stderr, fmt, arg);
-    fputs("\n", stderr);
-    fputs(text, stderr);
-    return 2;
-}
 
 int main(int argc, char **argv) {
     if (argc < 2) return pb_usage_error(usage, "%s", "no command given");

@@ -10,6 +10,7 @@ extern const struct pb_primitive pb_primitive_multisplit;
 extern const struct pb_primitive pb_primitive_sssp;
 extern const struct pb_primitive pb_primitive_sort;
 extern const struct pb_primitive pb_primitive_select;
+extern const struct pb_primitive pb_primitive_merge;
 
 extern const struct pb_backend pb_backend_reduce_butterfly;
 extern const struct pb_backend pb_backend_reduce_cub;
@@ -35,10 +36,16 @@ extern const struct pb_backend pb_backend_select_radix8;
 extern const struct pb_backend pb_backend_select_radix_rowloop;
 extern const struct pb_backend pb_backend_select_cub_sort;
 extern const struct pb_backend pb_backend_select_cpu;
+extern const struct pb_backend pb_backend_merge_path;
+extern const struct pb_backend pb_backend_merge_bitonic_splitters;
+extern const struct pb_backend pb_backend_merge_cub_sort;
+extern const struct pb_backend pb_backend_merge_cub_merge_tree;
+extern const struct pb_backend pb_backend_merge_cpu_heap;
+extern const struct pb_backend pb_backend_merge_cpu_2way;
 
 static const struct pb_primitive *const primitives[] = {
     &pb_primitive_reduce, &pb_primitive_multisplit, &pb_primitive_sssp,
-    &pb_primitive_sort,   &pb_primitive_select,
+    &pb_primitive_sort,   &pb_primitive_select,     &pb_primitive_merge,
 };
 
 static const struct pb_backend *const backends[] = {
@@ -66,6 +73,12 @@ static const struct pb_backend *const backends[] = {
     &pb_backend_select_radix_rowloop,
     &pb_backend_select_cub_sort,
     &pb_backend_select_cpu,
+    &pb_backend_merge_path,
+    &pb_backend_merge_bitonic_splitters,
+    &pb_backend_merge_cub_sort,
+    &pb_backend_merge_cub_merge_tree,
+    &pb_backend_merge_cpu_heap,
+    &pb_backend_merge_cpu_2way,
 };
 
 #define COUNT(a) ((int)(sizeof(a) / sizeof((a)[0])))

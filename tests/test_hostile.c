@@ -3,9 +3,11 @@
  * bytes that are not UTF-8, deep nesting, a sweep too large to run by accident. Each must
  * give exit code 2, one line per problem, each naming the file (and the JSON path or the
  * position), nothing on stdout, and no output file created or touched, from both
- * `bench validate` and `bench run`. */
+ * `bench validate` and `bench run`. Bad k-way merge files (truncated, unsorted, negative
+ * sizes, NaN, not regular files) the same way through `bench kway-merge` and `kway-gen`. */
 #define _POSIX_C_SOURCE 200809L
 #include <setjmp.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stddef.h>
@@ -362,6 +364,130 @@ static void not_a_config_file(void **state) {
     }
 }
 
+/* ---- the seed's k-way merge files (bench kway-merge, bench kway-gen) ------------ */
+
+/* Runs `bench ARGS` and checks a refusal of bad files: exit 2 (before any GPU is looked
+ * for, so the same on every machine), nothing on stdout, one line on stderr starting
+ * "bench: CMD: " + want, and the results file that was there left as it was. */
+static void expect_kway_refused(const char *cmd, const char *args, const char *want) {
+    char err[512], out[512], results[512], line[2400];
+    snprintf(err, sizeof err, "%s/stderr", work_dir);
+    snprintf(out, sizeof out, "%s/stdout", work_dir);
+    snprintf(results, sizeof results, "%s/kway/results.dat", work_dir);
+    write_bytes(results, "precious\n", 9);
+    tried++;
+    assert_int_equal(run_shell("timeout 60 '%s' %s %s >'%s' 2>'%s'", bench, cmd, args, out, err),
+                     2);
+    size_t len;
+    free(slurp(out, &len));
+    assert_int_equal(len, 0);
+    char *text = slurp(err, &len);
+    snprintf(line, sizeof line, "bench: %s: %s", cmd, want);
+    if (strncmp(text, line, strlen(line)) != 0)
+        fail_msg("expected a line starting\n%s\ngot\n%s", line, text);
+    const char *end = strchr(text, '\n');
+    if (!end || end[1] != '\0') fail_msg("%s %s: not one line:\n%s", cmd, args, text);
+    free(text);
+    text = slurp(results, NULL);
+    assert_string_equal(text, "precious\n");
+    free(text);
+}
+
+/* sizes.dat by hand: k little-endian int32. */
+static void write_kway_sizes(const char *path, const int32_t *sizes, size_t k) {
+    unsigned char raw[64];
+    assert_true(4 * k <= sizeof raw);
+    for (size_t i = 0; i < k; i++)
+        for (int b = 0; b < 4; b++) raw[4 * i + b] = (unsigned char)((uint32_t)sizes[i] >> (8 * b));
+    write_bytes(path, (const char *)raw, 4 * k);
+}
+
+static void kway_merge_files(void **state) {
+    (void)state;
+    char d[300], s[400], e[400], args[2000], want[1200];
+    snprintf(d, sizeof d, "%s/kway", work_dir);
+    assert_int_equal(mkdir(d, 0700), 0);
+    snprintf(s, sizeof s, "%s/sizes.dat", d);
+    snprintf(e, sizeof e, "%s/elements.dat", d);
+    static const int32_t sizes[] = {2, 0, 3};
+    static const double keys[] = {1, 2, -1, 0.7, 0.5};
+    write_kway_sizes(s, sizes, 3);
+    write_bytes(e, (const char *)keys, sizeof keys);
+#define KWAY_ARGS(k, sizes_path, elements_path, opts)                                              \
+    snprintf(args, sizeof args, "%s %s '%s' '%s' '%s/results.dat'", opts, k, sizes_path,           \
+             elements_path, d)
+
+    KWAY_ARGS("4", s, e, "");
+    snprintf(want, sizeof want, "%s: truncated: 12 bytes, but k = 4 lists need 16", s);
+    expect_kway_refused("kway-merge", args, want);
+    KWAY_ARGS("2", s, e, "");
+    snprintf(want, sizeof want, "%s: 12 bytes, more than the 8 of k = 2 sizes", s);
+    expect_kway_refused("kway-merge", args, want);
+    KWAY_ARGS("3", s, e, "--dtype f32");
+    snprintf(want, sizeof want,
+             "%s: 40 bytes (10 f32 keys), but the sizes in %s add up to 5 keys (20 bytes)", e, s);
+    expect_kway_refused("kway-merge", args, want);
+    KWAY_ARGS("3", s, e, "");
+    snprintf(want, sizeof want, "%s: list 2 is not sorted: element 2 (0.5) < element 1 (0.7)", e);
+    expect_kway_refused("kway-merge", args, want);
+
+    write_bytes(e, (const char *)keys, 4 * sizeof(double));
+    snprintf(
+        want, sizeof want,
+        "%s: truncated: 32 bytes (4 f64 keys), but the sizes in %s add up to 5 keys (40 bytes)", e,
+        s);
+    expect_kway_refused("kway-merge", args, want);
+    write_bytes(e, (const char *)keys, 4 * sizeof(double) + 3);
+    snprintf(want, sizeof want, "%s: truncated: 35 bytes (not a whole number of 8-byte f64 keys)",
+             e);
+    expect_kway_refused("kway-merge", args, want);
+
+    static const int32_t negative[] = {2, -1, 3};
+    write_kway_sizes(s, negative, 3);
+    snprintf(want, sizeof want, "%s: list 1 has a negative size (-1)", s);
+    expect_kway_refused("kway-merge", args, want);
+
+    static const float with_nan[] = {1, 2, 3, NAN, 4};
+    write_kway_sizes(s, sizes, 3);
+    write_bytes(e, (const char *)with_nan, sizeof with_nan);
+    KWAY_ARGS("3", s, e, "--dtype f32");
+    snprintf(want, sizeof want, "%s: list 2, element 1 is NaN", e);
+    expect_kway_refused("kway-merge", args, want);
+
+    /* Not regular files: a FIFO must be refused, not waited on. */
+    char other[400];
+    snprintf(other, sizeof other, "%s/fifo.dat", d);
+    assert_int_equal(mkfifo(other, 0600), 0);
+    KWAY_ARGS("3", other, e, "");
+    snprintf(want, sizeof want, "%s: is not a regular file", other);
+    expect_kway_refused("kway-merge", args, want);
+    KWAY_ARGS("3", s, "/dev/null", "");
+    expect_kway_refused("kway-merge", args, "/dev/null: is not a regular file");
+    KWAY_ARGS("3", s, d, "");
+    snprintf(want, sizeof want, "%s: is a directory, not a data file", d);
+    expect_kway_refused("kway-merge", args, want);
+    snprintf(other, sizeof other, "%s/absent.dat", d);
+    KWAY_ARGS("3", other, e, "");
+    snprintf(want, sizeof want, "%s: cannot open: No such file or directory", other);
+    expect_kway_refused("kway-merge", args, want);
+    /* A name holding a line break is shown escaped, on one line. */
+    snprintf(other, sizeof other, "%s/two\nlines.dat", d);
+    write_bytes(other, "ab", 2);
+    KWAY_ARGS("3", other, e, "");
+    snprintf(want, sizeof want, "%s/two\\x0alines.dat: truncated: 2 bytes", d);
+    expect_kway_refused("kway-merge", args, want);
+
+    /* The results may not replace an input. */
+    snprintf(args, sizeof args, "3 '%s' '%s' '%s'", s, e, e);
+    snprintf(want, sizeof want, "%s: is also the elements file", e);
+    expect_kway_refused("kway-merge", args, want);
+    /* kway-gen into a folder that is not there: refused, nothing made. */
+    snprintf(args, sizeof args, "3 5 '%s/no/sizes.dat' '%s/no/elements.dat'", d, d);
+    snprintf(want, sizeof want, "%s/no/sizes.dat: cannot create a file beside it", d);
+    expect_kway_refused("kway-gen", args, want);
+#undef KWAY_ARGS
+}
+
 int main(int argc, char **argv) {
     if (argc != 3) {
         fprintf(stderr, "usage: %s BENCH HOSTILE_DIR\n", argv[0]);
@@ -387,6 +513,7 @@ int main(int argc, char **argv) {
         cmocka_unit_test(text_encoding),  cmocka_unit_test(huge_sweep),
         cmocka_unit_test(not_utf8),       cmocka_unit_test(deep_nesting),
         cmocka_unit_test(oversized_file), cmocka_unit_test(not_a_config_file),
+        cmocka_unit_test(kway_merge_files),
     };
     int failed = cmocka_run_group_tests(tests, NULL, NULL);
     printf("hostile inputs tried: %d\n", tried);

@@ -1,0 +1,184 @@
+/* Every GPU merge backend against the CPU heap merge: k = 1 and 2, all lists empty but
+ * one, lists of size 1, all keys equal (stability, with values), duplicates across lists,
+ * k past the SM count times the sublists per list, floats with zeros of both signs, every
+ * key type with and without values, and list sizes of every kind. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "backend_check.h"
+#include "case_builder.h"
+#include "gpu_skip.h"
+#include "merge_inputs.h"
+#include "registry.h"
+
+#define COUNT(a) (sizeof(a) / sizeof((a)[0]))
+
+/* PB_TEST_SMALL (under compute-sanitizer): fewer and smaller cases, the same edges. */
+static bool small;
+
+static void check(int64_t k, int64_t n, const char *sizes, const char *dtype, const char *dist,
+                  const char *values) {
+    struct pb_case c;
+    case_init(&c, pb_registry_find_primitive("merge"), 13);
+    case_set_int(&c, "k", k);
+    case_set_int(&c, "n", n);
+    case_set_choice(&c, "sizes", sizes);
+    case_set_choice(&c, "dtype", dtype);
+    case_set_choice(&c, "distribution", dist);
+    case_set_choice(&c, "values", values);
+    char why[600] = "";
+    if (check_all_backends(PB_TARGET_GPU, "merge", &c, why, sizeof why) != 0)
+        fail_msg("k=%lld n=%lld sizes=%s %s %s values=%s: %s", (long long)k, (long long)n, sizes,
+                 dtype, dist, values, why);
+}
+
+/* Every GPU backend on a hand-made input. */
+static void check_input(enum pb_dtype t, const void *keys, const uint64_t *sizes, uint32_t k,
+                        bool pairs, const char *what) {
+    struct pb_case c;
+    struct pb_input in;
+    assert_int_equal(merge_input_from(&c, &in, t, keys, sizes, k, pairs, true), 0);
+    for (int i = 0; i < pb_registry_backend_count(); i++) {
+        const struct pb_backend *b = pb_registry_backend_at(i);
+        char why[600] = "";
+        if (strcmp(b->primitive, "merge") != 0 || b->target != PB_TARGET_GPU) continue;
+        if (check_backend_on_input(b, &c, &in, why, sizeof why) != 0)
+            fail_msg("%s, %s, k=%u pairs=%d: %s", b->name, what, k, pairs, why);
+    }
+    merge_input_free(&in);
+}
+
+static void one_and_two_lists(void **state) {
+    (void)state;
+    const int64_t ns[] = {1, 2, 7, 4096, 100003, 1 << 20};
+    for (size_t i = 0; i < (small ? 4 : COUNT(ns)); i++) {
+        check(1, ns[i], "equal", "u32", "uniform", "u32");
+        check(2, ns[i] + 1, "uniform", "u32", "uniform", "none");
+        check(2, ns[i] + 1, "zipf", "f64", "normal", "u32");
+    }
+}
+
+static void all_empty_but_one(void **state) {
+    (void)state;
+    const uint32_t ks[] = {2, 3, 64, 1000};
+    const uint64_t lens[] = {1, 5, 5000};
+    for (size_t a = 0; a < COUNT(ks); a++)
+        for (size_t b = 0; b < COUNT(lens); b++) {
+            uint32_t k = ks[a];
+            uint64_t *sizes = calloc(k, sizeof *sizes);
+            uint32_t *keys = malloc(lens[b] * sizeof *keys);
+            for (uint64_t i = 0; i < lens[b]; i++) keys[i] = (uint32_t)(i / 3);
+            for (uint32_t which = 0; which < k; which += k / 2 ? k / 2 : 1) {
+                memset(sizes, 0, k * sizeof *sizes);
+                sizes[which] = lens[b];
+                check_input(PB_U32, keys, sizes, k, true, "all lists empty but one");
+                sizes[which] = 0;
+                sizes[k - 1] = lens[b];
+                check_input(PB_U32, keys, sizes, k, false, "only the last list has keys");
+            }
+            free(sizes);
+            free(keys);
+        }
+}
+
+static void lists_of_one(void **state) {
+    (void)state;
+    const int64_t ks[] = {3, 100, 1024, 5000, 70000};
+    for (size_t i = 0; i < (small ? 3 : COUNT(ks)); i++) {
+        check(ks[i], ks[i], "equal", "u32", "uniform", "u32");
+        check(ks[i], ks[i], "equal", "f64", "few-unique", "u32");
+    }
+}
+
+/* Equal keys everywhere: only the tie order (list, then position) decides the output. */
+static void equal_keys_and_duplicates(void **state) {
+    (void)state;
+    const int64_t ks[] = {2, 7, 64, 1000, 4096};
+    for (size_t i = 0; i < (small ? 3 : COUNT(ks)); i++) {
+        check(ks[i], 200000, "uniform", "u32", "all-equal", "u32");
+        check(ks[i], 200000, "zipf", "i32", "few-unique", "u32");
+        check(ks[i], 200000, "empty", "f32", "few-unique", "u32");
+        check(ks[i], 150001, "uniform", "u64", "skewed", "u32");
+    }
+}
+
+/* More lists than the SM count times any sublist count a backend cuts each list into. */
+static void many_lists(void **state) {
+    (void)state;
+    check(small ? 20000 : 300000, small ? 60000 : 1 << 21, "uniform", "u32", "uniform", "u32");
+    check(small ? 20000 : 300000, small ? 60000 : 1 << 21, "empty", "f64", "uniform", "none");
+    if (!small) check(1 << 20, 1 << 20, "zipf", "u32", "uniform", "none");
+}
+
+static void every_type_and_size_kind(void **state) {
+    (void)state;
+    const char *const dtypes[] = {"u32", "i32", "f32", "u64", "f64"};
+    const char *const kinds[] = {"uniform", "equal", "zipf", "empty"};
+    const int64_t ks[] = {3, 16, 257, 4096};
+    for (size_t t = 0; t < COUNT(dtypes); t++)
+        for (size_t s = 0; s < COUNT(kinds); s++)
+            for (size_t i = 0; i < COUNT(ks); i++) {
+                int64_t n = small ? 30000 : 1000003;
+                check(ks[i], n, kinds[s], dtypes[t], "uniform", (i + s) % 2 ? "u32" : "none");
+            }
+}
+
+/* Floats whose zeros have both signs (the generator makes none): -0.0 and +0.0 are equal
+ * keys, so they keep list order. */
+static void signed_zeros(void **state) {
+    (void)state;
+    const uint32_t k = 37;
+    const uint64_t per = small ? 50 : 3000;
+    uint64_t sizes[37];
+    float *f = malloc(k * per * sizeof *f);
+    double *d = malloc(k * per * sizeof *d);
+    for (uint32_t l = 0; l < k; l++) {
+        sizes[l] = per;
+        for (uint64_t i = 0; i < per; i++) {
+            /* Each list: negatives, then zeros of mixed sign, then positives. */
+            int64_t v = (int64_t)(i * 5 / per) - 2;
+            bool negative_zero = v == 0 && (i + l) % 2;
+            f[l * per + i] = negative_zero ? -0.0f : (float)v;
+            d[l * per + i] = negative_zero ? -0.0 : (double)v;
+        }
+    }
+    for (int pairs = 0; pairs < 2; pairs++) {
+        check_input(PB_F32, f, sizes, k, pairs, "f32 with -0.0 and +0.0");
+        check_input(PB_F64, d, sizes, k, pairs, "f64 with -0.0 and +0.0");
+    }
+    free(f);
+    free(d);
+}
+
+/* The seed's experiment, scaled down: sizes uniform in 1..max_n, doubles. */
+static void seed_like(void **state) {
+    (void)state;
+    struct pb_case c;
+    case_init(&c, pb_registry_find_primitive("merge"), 3);
+    case_set_int(&c, "k", small ? 64 : 1024);
+    case_set_int(&c, "max_size", small ? 500 : 20000);
+    case_set_choice(&c, "sizes", "uniform");
+    case_set_choice(&c, "dtype", "f64");
+    char why[600] = "";
+    if (check_all_backends(PB_TARGET_GPU, "merge", &c, why, sizeof why) != 0)
+        fail_msg("seed-like k=1024 max_size=20000 f64: %s", why);
+}
+
+int main(void) {
+    skip_without_gpu();
+    small = getenv("PB_TEST_SMALL") != NULL;
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(one_and_two_lists), cmocka_unit_test(all_empty_but_one),
+        cmocka_unit_test(lists_of_one),      cmocka_unit_test(equal_keys_and_duplicates),
+        cmocka_unit_test(many_lists),        cmocka_unit_test(every_type_and_size_kind),
+        cmocka_unit_test(signed_zeros),      cmocka_unit_test(seed_like),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
