@@ -272,6 +272,8 @@ int pb_merge_check_lists(const struct pb_merge_lists *l, const char *what, char 
 }
 
 void pb_merge_format_key(enum pb_dtype t, const void *keys, uint64_t i, char *buf, size_t len) {
+    /* The guard also keeps GCC 12's -O3 UBSan build from warning of a null destination. */
+    if (!buf || len == 0) return;
     switch (t) {
     case PB_U8:
         snprintf(buf, len, "%u", (unsigned)((const uint8_t *)keys)[i]);
