@@ -22,8 +22,10 @@
  *     A pair is merged by a bitonic network over a buffer of G elements from each side
  *     (G threads, one pair per group): the buffer is merged, its lower G go out, and the
  *     upper G stay while G new elements come in from the side whose next element is
- *     smaller. Strides of 32 and more go through shared memory, the last five through
- *     warp shuffles. The network is not stable, so elements carry their input index and
+ *     smaller. G is chosen per round: one warp per pair while pairs are many (the network
+ *     then runs in registers and shuffles), up to a block of 512 when few long pairs
+ *     remain (stride G within a thread, G/2 .. 32 in shared memory, the last five through
+ *     warp shuffles). The network is not stable, so elements carry their input index and
  *     compare as (key, index): the input is list-major, so that order is the stable one.
  *     Rounds ping-pong between a scratch buffer and the output buffers, arranged so the
  *     last round lands in the output; values are gathered by index in the last round. */
