@@ -40,7 +40,26 @@ static bool rest_is_blank(const char *s) {
 
 struct arcs {
     uint32_t *src, *dst, *w;
+    uint64_t cap;
 };
+
+/* Room for at least `need` arcs (need <= m). The arrays grow as arcs arrive, not to the
+ * header's E at once: a short file whose header claims 4 x 10^9 arcs would otherwise ask
+ * for 48 GB before its first arc. -1 when out of memory (the arrays stay valid). */
+static int arcs_reserve(struct arcs *a, uint64_t need, uint64_t m) {
+    if (need <= a->cap) return 0;
+    uint64_t cap = a->cap ? 2 * a->cap : 4096;
+    if (cap < need) cap = need;
+    if (cap > m) cap = m;
+    uint32_t **arrays[] = {&a->src, &a->dst, &a->w};
+    for (int i = 0; i < 3; i++) {
+        uint32_t *grown = realloc(*arrays[i], cap * sizeof **arrays[i]);
+        if (!grown) return -1;
+        *arrays[i] = grown;
+    }
+    a->cap = cap;
+    return 0;
+}
 
 static void arcs_free(struct arcs *a) {
     free(a->src);
@@ -87,14 +106,6 @@ int pb_gr_read_stream(FILE *f, const char *name, struct pb_sssp_graph *g, char *
                 goto out;
             }
             have_header = true;
-            a.src = malloc((m + 1) * sizeof *a.src);
-            a.dst = malloc((m + 1) * sizeof *a.dst);
-            a.w = malloc((m + 1) * sizeof *a.w);
-            if (!a.src || !a.dst || !a.w) {
-                snprintf(err, err_len, "%s:%" PRIu64 ": cannot allocate %" PRIu64 " arcs", name,
-                         lineno, m);
-                goto out;
-            }
             continue;
         }
         if (line[0] != 'a') {
@@ -135,6 +146,11 @@ int pb_gr_read_stream(FILE *f, const char *name, struct pb_sssp_graph *g, char *
                      "%s:%" PRIu64 ": bad arc: expected 'a u v w' with an integer weight 0 .. "
                      "4294967294",
                      name, lineno);
+            goto out;
+        }
+        if (arcs_reserve(&a, seen + 1, m) != 0) {
+            snprintf(err, err_len, "%s:%" PRIu64 ": cannot allocate %" PRIu64 " arcs", name, lineno,
+                     seen + 1);
             goto out;
         }
         a.src[seen] = (uint32_t)(u - 1);
