@@ -406,22 +406,22 @@ static void run_case(struct worker *w, size_t case_index) {
     pb_case_describe(c, described, sizeof described);
     /* Which backends still need a row of this case (all but those --resume found). A
      * config may list any number of backends, plugins' included. */
-    bool todo[cfg->nbackends > 0 ? cfg->nbackends : 1];
+    bool pending[cfg->nbackends > 0 ? cfg->nbackends : 1];
     bool needs_input = false, wants_device = false;
-    int ntodo = 0;
+    int npending = 0;
     for (int i = 0; i < cfg->nbackends; i++) {
         char why[PB_REASON_LEN];
         const struct pb_backend *b = cfg->backends[i];
-        todo[i] = !pb_resume_has(&x->done, c, b->name);
-        ntodo += todo[i];
-        bool runs = todo[i] && b->supports(c, why, sizeof why);
+        pending[i] = !pb_resume_has(&x->done, c, b->name);
+        npending += pending[i];
+        bool runs = pending[i] && b->supports(c, why, sizeof why);
         needs_input |= runs && (b->target == PB_TARGET_CPU || w->want_gpu);
         wants_device |= runs && b->target == PB_TARGET_GPU && w->want_gpu;
     }
     pthread_mutex_lock(&x->lock);
     x->cases_started++;
     pthread_mutex_unlock(&x->lock);
-    if (!ntodo) return; /* resumed: every row of this case is in the output already */
+    if (!npending) return; /* resumed: every row of this case is in the output already */
     double setup_start = pb_monotonic_s();
     gate_enter(&x->gate, false);
     if (needs_input) ensure_input(w, c, wants_device);
@@ -438,7 +438,7 @@ static void run_case(struct worker *w, size_t case_index) {
     double setup_ms = (pb_monotonic_s() - setup_start) * 1e3;
     for (int i = 0; i < cfg->nbackends; i++) {
         const struct pb_backend *b = cfg->backends[i];
-        if (!todo[i]) continue;
+        if (!pending[i]) continue;
         if (stopping(x)) break;
         bool gpu = b->target == PB_TARGET_GPU;
         struct pb_row row;
