@@ -40,8 +40,8 @@ int pb_merge_gpu_run(struct pb_run *r);
 int pb_merge_gpu_collect(struct pb_run *r);
 void pb_merge_gpu_release(struct pb_run *r);
 
-/* merge/path (merge_path.cu): exact co-ranking of equal output slices, then an in-block
- * merge. */
+/* merge/path (merge_path.cu): ceil(log2 k) rounds of pairwise merges, each round one
+ * launch over every pair, exact merge-path tiles, merged in shared memory. */
 int pb_merge_path_plan(const struct pb_merge_args *a, size_t *scratch_bytes);
 int pb_merge_path_launch(const struct pb_merge_args *a, cudaStream_t stream);
 /* merge/bitonic-splitters (bitonic_splitters.cu): the seed's method. */
