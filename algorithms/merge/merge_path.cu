@@ -193,20 +193,24 @@ __device__ inline uint32_t pair_of_tile(const uint32_t *__restrict__ tile_start,
     return lo;
 }
 
-/* How many of the first d outputs of merging A (na) with B (nb) come from A, ties to A: a
- * binary search along the diagonal (merge path). */
+/* How many of the first d0 and of the first d1 outputs of merging A (na) with B (nb) come
+ * from A, ties to A: binary searches along the two diagonals (merge path), side by side so
+ * that their loads overlap. */
 template <class K>
-__device__ inline uint32_t diagonal_split(const K *__restrict__ A, uint32_t na,
-                                          const K *__restrict__ B, uint32_t nb, uint32_t d) {
-    uint32_t lo = d > nb ? d - nb : 0, hi = d < na ? d : na;
-    while (lo < hi) {
-        const uint32_t mid = (lo + hi) >> 1;
-        if (B[d - 1 - mid] < A[mid])
-            hi = mid;
-        else
-            lo = mid + 1;
+__device__ inline uint2 diagonal_splits(const K *__restrict__ A, uint32_t na,
+                                        const K *__restrict__ B, uint32_t nb, uint32_t d0,
+                                        uint32_t d1) {
+    uint32_t lo0 = d0 > nb ? d0 - nb : 0, hi0 = d0 < na ? d0 : na;
+    uint32_t lo1 = d1 > nb ? d1 - nb : 0, hi1 = d1 < na ? d1 : na;
+    while (lo0 < hi0 || lo1 < hi1) {
+        const uint32_t m0 = (lo0 + hi0) >> 1, m1 = (lo1 + hi1) >> 1;
+        const bool go0 = lo0 < hi0, go1 = lo1 < hi1;
+        const bool below0 = go0 && B[d0 - 1 - m0] < A[m0];
+        const bool below1 = go1 && B[d1 - 1 - m1] < A[m1];
+        if (go0) below0 ? (void)(hi0 = m0) : (void)(lo0 = m0 + 1);
+        if (go1) below1 ? (void)(hi1 = m1) : (void)(lo1 = m1 + 1);
     }
-    return lo;
+    return make_uint2(lo0, lo1);
 }
 
 /* What merge_kernel's block t needs, in one 16-byte load (a chain of dependent loads before
@@ -235,14 +239,13 @@ __global__ void split_kernel(const K *__restrict__ keys, const uint64_t *__restr
     const uint32_t d0 = (t - tile_start[q]) * Tile<K>::kSize;
     const uint32_t D = na + nb - d0 < Tile<K>::kSize ? na + nb - d0 : Tile<K>::kSize;
     const K *A = keys + p.a0, *B = keys + p.a1;
-    const uint32_t s0 = diagonal_split(A, na, B, nb, d0);
-    const uint32_t s1 = diagonal_split(A, na, B, nb, d0 + D);
-    desc[t] = make_uint4(p.a0 + s0, p.a1 + (d0 - s0), p.a0 + d0, (s1 - s0) << 16 | D);
+    const uint2 s = diagonal_splits(A, na, B, nb, d0, d0 + D);
+    desc[t] = make_uint4(p.a0 + s.x, p.a1 + (d0 - s.x), p.a0 + d0, (s.y - s.x) << 16 | D);
 }
 
 /* Block t merges tile t, as desc[t] says. */
 template <class K, bool kPairs>
-__global__ void __launch_bounds__(kThreads, 2)
+__global__ void __launch_bounds__(kThreads, kPairs ? 2 : 4)
     merge_kernel(const K *__restrict__ keys, const uint32_t *__restrict__ values,
                  const uint4 *__restrict__ desc, K *__restrict__ out_keys,
                  uint32_t *__restrict__ out_values) {
@@ -256,25 +259,14 @@ __global__ void __launch_bounds__(kThreads, 2)
     K *sk = reinterpret_cast<K *>(dyn);
     uint32_t *sv = reinterpret_cast<uint32_t *>(dyn + (size_t)T::kSize * sizeof(K));
     const int th = threadIdx.x;
-    {
-        K rk[I];
-        uint32_t rv[I];
+    /* Straight into shared memory: registers kept for four blocks an SM. */
 #pragma unroll
-        for (int j = 0; j < I; j++) {
-            const uint32_t o = (uint32_t)(th + j * kThreads);
-            if (o < D) {
-                const uint32_t src = o < la ? w.x + o : w.y + (o - la);
-                rk[j] = keys[src];
-                if (kPairs) rv[j] = values[src];
-            }
-        }
-#pragma unroll
-        for (int j = 0; j < I; j++) {
-            const uint32_t o = (uint32_t)(th + j * kThreads);
-            if (o < D) {
-                sk[o] = rk[j];
-                if (kPairs) sv[o] = rv[j];
-            }
+    for (int j = 0; j < I; j++) {
+        const uint32_t o = (uint32_t)(th + j * kThreads);
+        if (o < D) {
+            const uint32_t src = o < la ? w.x + o : w.y + (o - la);
+            sk[o] = keys[src];
+            if (kPairs) sv[o] = values[src];
         }
     }
     const int S = la > 0 && la < D ? 2 : 1; /* one non-empty stretch: nothing to merge */
@@ -422,7 +414,7 @@ cudaError_t run_rounds(const pb_merge_args *a, const Plan &p, const Scratch &s, 
         uint32_t *vdst = !pairs ? nullptr : last ? a->out_values : s.values[(r - 1) & 1];
         const uint32_t pairs_r = (uint32_t)((a->k + (1ull << r) - 1) >> r);
         tiles_kernel<K><<<1, kPlanThreads, 0, stream>>>(a->offsets, a->k, r, pairs_r, s.tile_start);
-        split_kernel<K><<<(p.max_tiles + 255) / 256, 256, 0, stream>>>(
+        split_kernel<K><<<(p.max_tiles + 63) / 64, 64, 0, stream>>>(
             src, a->offsets, a->k, r, pairs_r, s.tile_start, p.max_tiles, s.desc);
         if (pairs)
             merge_kernel<K, true>
