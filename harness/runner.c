@@ -565,8 +565,8 @@ static size_t *row_starts(const struct pb_config *cfg, const struct pb_sweep *sw
     return start;
 }
 
-/* The summary on stdout: a table for each run of rows of one primitive (one table for an
- * ordinary config; a suite's parts in order). */
+/* A suite's summary on stdout: a table for each run of rows of one primitive (its parts in
+ * order). */
 static void print_summary(const struct pb_columns *cols, const struct pb_row *rows, size_t count) {
     for (size_t start = 0, end; start < count; start = end) {
         const char *name = rows[start].backend->primitive;
@@ -862,7 +862,10 @@ int pb_experiment_run(const struct pb_config *cfg, struct pb_run_options *opt) {
     size_t nsummary = 0;
     for (size_t i = 0; summary && i < positions; i++)
         if (x.filled[i]) summary[nsummary++] = x.rows[i];
-    print_summary(&x.columns, summary, nsummary);
+    if (cfg->nparts == 0)
+        pb_report_markdown(stdout, cfg->primitive, summary, nsummary);
+    else
+        print_summary(&x.columns, summary, nsummary);
     fflush(stdout);
     status = x.done.any_failed ? 1 : 0;
     for (size_t i = 0; i < nsummary; i++)
