@@ -11,7 +11,8 @@ static const char usage[] =
     "\n"
     "Prints a paper-style markdown table of one metric: a row per value of the row axes and\n"
     "backend, a column per value of the column axis, each cell the metric with its 95%\n"
-    "interval, e.g. \"361.2 (360.8-361.5)\". A row that is not ok shows its status.\n"
+    "interval, e.g. \"361.2 (360.8-361.5)\". A row that is not ok shows its status. A suite's\n"
+    "output gets a section per primitive, over that primitive's axes.\n"
     "\n"
     "  --rows AXIS,...  the axes that key the rows, outermost first (backend follows); axes\n"
     "                   that vary but are neither rows nor the column give one table per\n"
@@ -22,6 +23,38 @@ static const char usage[] =
     "                   median_ms (the CSV holds no interval for the median)\n";
 
 #define MAX_ROW_AXES 32
+
+/* One table, or for a suite's output (rows of several primitives) a section per primitive,
+ * each over the axes of that primitive; a primitive the options do not fit (an axis it
+ * does not have) is left out with a note. Returns the exit status. */
+static int report(const struct pb_results_table *t, const struct pb_report_options *opt) {
+    char err[1024];
+    const char **prims = NULL;
+    int nprims = pb_results_table_primitives(t, &prims);
+    if (nprims <= 1) {
+        free(prims);
+        if (pb_report_table(stdout, t, opt, err, sizeof err) == 0) return 0;
+        fprintf(stderr, "%s\n", err);
+        return 2;
+    }
+    int shown = 0;
+    for (int i = 0; i < nprims; i++) {
+        struct pb_results_table sub;
+        if (pb_results_table_subset(t, prims[i], &sub, err, sizeof err) != 0) {
+            fprintf(stderr, "%s\n", err);
+            break;
+        }
+        printf("%s## %s\n\n", shown ? "\n" : "", prims[i]);
+        fflush(stdout);
+        if (pb_report_table(stdout, &sub, opt, err, sizeof err) == 0)
+            shown++;
+        else
+            fprintf(stderr, "bench report: %s rows left out: %s\n", prims[i], err);
+        pb_results_table_free(&sub);
+    }
+    free(prims);
+    return shown > 0 ? 0 : 2;
+}
 
 int pb_cmd_report(int argc, char **argv) {
     if (pb_wants_help(argc, argv, usage)) return 0;
@@ -81,10 +114,7 @@ int pb_cmd_report(int argc, char **argv) {
         fprintf(stderr, "%s\n", err);
         goto done;
     }
-    if (pb_report_table(stdout, &t, &opt, err, sizeof err) != 0)
-        fprintf(stderr, "%s\n", err);
-    else
-        status = 0;
+    status = report(&t, &opt);
     pb_results_table_free(&t);
 done:
     free(rows_text);

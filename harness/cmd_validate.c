@@ -41,9 +41,28 @@ int pb_cmd_validate(int argc, char **argv) {
         free(errors);
         return 2;
     }
-    size_t cases = pb_sweep_count(&cfg);
-    printf("%s: ok: primitive %s, %d backends, %zu cases, %zu rows, output %s\n", path,
-           cfg.primitive->name, cfg.nbackends, cases, cases * (size_t)cfg.nbackends, cfg.output);
+    if (cfg.nparts == 0) {
+        size_t cases = pb_sweep_count(&cfg);
+        printf("%s: ok: primitive %s, %d backends, %zu cases, %zu rows, output %s\n", path,
+               cfg.primitive->name, cfg.nbackends, cases, cases * (size_t)cfg.nbackends,
+               cfg.output);
+    } else {
+        /* A suite: the whole, then a line per part. */
+        size_t cases = 0, rows = 0;
+        for (int i = 0; i < cfg.nparts; i++) {
+            size_t n = pb_sweep_count(&cfg.parts[i]);
+            cases += n;
+            rows += n * (size_t)cfg.parts[i].nbackends;
+        }
+        printf("%s: ok: suite of %d parts, %zu cases, %zu rows, output %s\n", path, cfg.nparts,
+               cases, rows, cfg.output);
+        for (int i = 0; i < cfg.nparts; i++) {
+            size_t n = pb_sweep_count(&cfg.parts[i]);
+            printf("  parts[%d]: primitive %s, %d backends, %zu cases, %zu rows\n", i,
+                   cfg.parts[i].primitive->name, cfg.parts[i].nbackends, n,
+                   n * (size_t)cfg.parts[i].nbackends);
+        }
+    }
     pb_config_free(&cfg);
     return 0;
 }

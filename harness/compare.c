@@ -90,16 +90,50 @@ static int check_unique(const struct pb_results_table *t, const struct keyed_row
     return 0;
 }
 
+/* "reduce" or "reduce, sort, ...": the primitives of t's rows, cut to fit. */
+static void list_primitives(const struct pb_results_table *t, char *buf, size_t len) {
+    if (!buf || len == 0) return;
+    buf[0] = '\0';
+    const char **prims = NULL;
+    int n = pb_results_table_primitives(t, &prims);
+    size_t at = 0;
+    for (int i = 0; i < n && at < len; i++) {
+        int w = snprintf(buf + at, len - at, "%s%s", i ? ", " : "", prims[i]);
+        if (w < 0) break;
+        at += (size_t)w;
+    }
+    if (n == 0) snprintf(buf, len, "no rows");
+    free(prims);
+}
+
+/* Different column sets: the files come from different configs (say an old
+ * single-primitive baseline and a suite's output); the message says what each holds. */
+static int columns_differ(const struct pb_results_table *base, const struct pb_results_table *next,
+                          const char *what, char *err, size_t err_len) {
+    char in_base[256], in_next[256];
+    list_primitives(base, in_base, sizeof in_base);
+    list_primitives(next, in_next, sizeof in_next);
+    return fail(err, err_len,
+                "%s: %s: the column sets differ, so the files come from different configs "
+                "(%s holds %s; %s holds %s); make the baseline again with this config",
+                next->path, what, base->path, in_base, next->path, in_next);
+}
+
 static int check_columns(const struct pb_results_table *base, const struct pb_results_table *next,
                          char *err, size_t err_len) {
+    char what[512];
     for (int i = 0; i < next->header.count; i++)
-        if (pb_results_table_column(base, next->header.fields[i]) < 0)
-            return fail(err, err_len, "%s: column '%s' is not in %s: the column sets differ",
-                        next->path, next->header.fields[i], base->path);
+        if (pb_results_table_column(base, next->header.fields[i]) < 0) {
+            snprintf(what, sizeof what, "column '%.200s' is not in %.200s", next->header.fields[i],
+                     base->path);
+            return columns_differ(base, next, what, err, err_len);
+        }
     for (int i = 0; i < base->header.count; i++)
-        if (pb_results_table_column(next, base->header.fields[i]) < 0)
-            return fail(err, err_len, "%s: no column '%s', which %s has: the column sets differ",
-                        next->path, base->header.fields[i], base->path);
+        if (pb_results_table_column(next, base->header.fields[i]) < 0) {
+            snprintf(what, sizeof what, "no column '%.200s', which %.200s has",
+                     base->header.fields[i], base->path);
+            return columns_differ(base, next, what, err, err_len);
+        }
     if (base->naxes != next->naxes)
         return fail(err, err_len, "%s: %d axis columns, but %s has %d", next->path, next->naxes,
                     base->path, base->naxes);

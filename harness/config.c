@@ -27,13 +27,12 @@ static const char *const top_keys[] = {
 };
 static const char *const cache_modes[] = {"cold", "hot", NULL};
 
-static void check_top_keys(const cJSON *root, struct pb_diag *d) {
-    for (const cJSON *m = root->child; m; m = m->next) {
-        if (pb_name_index(top_keys, m->string) < 0 && !pb_json_key_seen_before(root, m)) {
+void pb_config_check_keys(const cJSON *obj, const char *const *keys, struct pb_diag *d) {
+    for (const cJSON *m = obj->child; m; m = m->next) {
+        if (pb_name_index(keys, m->string) < 0 && !pb_json_key_seen_before(obj, m)) {
             char path[PB_PATH_LEN];
             pb_path_key(path, sizeof path, "", m->string);
-            pb_diag_unknown(d, path, "unknown key", m->string, NULL, top_keys,
-                            pb_count_names(top_keys));
+            pb_diag_unknown(d, path, "unknown key", m->string, NULL, keys, pb_count_names(keys));
         }
     }
 }
@@ -72,7 +71,7 @@ static char *name_from_path(const char *path) {
     return strndup(base, len);
 }
 
-static const cJSON *string_member(const cJSON *root, const char *key, struct pb_diag *d) {
+const cJSON *pb_config_string_member(const cJSON *root, const char *key, struct pb_diag *d) {
     const cJSON *item = cJSON_GetObjectItemCaseSensitive(root, key);
     if (item && !cJSON_IsString(item)) {
         char shown[PB_SHOW_LEN];
@@ -85,7 +84,7 @@ static const cJSON *string_member(const cJSON *root, const char *key, struct pb_
 
 static void parse_name(const cJSON *root, struct pb_config *cfg, struct pb_diag *d) {
     char shown[PB_SHOW_LEN];
-    const cJSON *item = string_member(root, "name", d);
+    const cJSON *item = pb_config_string_member(root, "name", d);
     if (item) {
         if (valid_name(item->valuestring)) {
             cfg->name = copy_string(item->valuestring, d);
@@ -116,11 +115,11 @@ static void parse_name(const cJSON *root, struct pb_config *cfg, struct pb_diag 
 }
 
 static void parse_texts(const cJSON *root, struct pb_config *cfg, struct pb_diag *d) {
-    const cJSON *description = string_member(root, "description", d);
+    const cJSON *description = pb_config_string_member(root, "description", d);
     if (description) {
         cfg->description = copy_string(description->valuestring, d);
     }
-    const cJSON *output = string_member(root, "output", d);
+    const cJSON *output = pb_config_string_member(root, "output", d);
     if (output && !output->valuestring[0]) {
         pb_diag_add(d, "output", "an empty path (leave \"output\" out for results/<name>.csv)");
     } else if (output) {
@@ -342,7 +341,7 @@ static void parse_seed(const cJSON *root, struct pb_config *cfg, struct pb_diag 
     }
 }
 
-static void parse_run_settings(const cJSON *root, struct pb_config *cfg, struct pb_diag *d) {
+void pb_config_parse_run_settings(const cJSON *root, struct pb_config *cfg, struct pb_diag *d) {
     char shown[PB_SHOW_LEN];
     parse_int_setting(root, "reps", 1, MAX_REPS, d, &cfg->reps);
     parse_int_setting(root, "warmup", 0, MAX_WARMUP, d, &cfg->warmup);
@@ -372,6 +371,14 @@ static void parse_run_settings(const cJSON *root, struct pb_config *cfg, struct 
             cfg->cpu_budget_s = v;
         }
     }
+}
+
+void pb_config_parse_body(const cJSON *obj, struct pb_config *cfg, bool allow_huge,
+                          struct pb_diag *d) {
+    parse_primitive(obj, cfg, d);
+    parse_backends(obj, cfg, d);
+    pb_config_parse_axes(obj, cfg, allow_huge, d);
+    pb_config_parse_run_settings(obj, cfg, d);
 }
 
 static void set_defaults(struct pb_config *cfg) {
@@ -413,13 +420,18 @@ int pb_config_parse_with(const char *path, const char *text, size_t len,
         cJSON *root = pb_json_parse(cfg->text, len, &d);
         if (root) {
             pb_json_check_duplicates(root, "", &d);
-            check_top_keys(root, &d);
+            /* "parts" makes a suite: ordinary configs run in order into one output. */
+            bool suite = cJSON_GetObjectItemCaseSensitive(root, "parts") != NULL;
+            if (!suite) {
+                pb_config_check_keys(root, top_keys, &d);
+            }
             parse_name(root, cfg, &d);
             parse_texts(root, cfg, &d);
-            parse_primitive(root, cfg, &d);
-            parse_backends(root, cfg, &d);
-            pb_config_parse_axes(root, cfg, allow_huge, &d);
-            parse_run_settings(root, cfg, &d);
+            if (suite) {
+                pb_config_parse_suite(root, cfg, allow_huge, &d);
+            } else {
+                pb_config_parse_body(root, cfg, allow_huge, &d);
+            }
             cJSON_Delete(root);
         }
     }
@@ -508,7 +520,42 @@ int pb_config_load(const char *path, struct pb_config *cfg, char **errors) {
     return pb_config_load_with(path, NULL, cfg, errors);
 }
 
+int pb_config_part_count(const struct pb_config *cfg) { return cfg->nparts > 0 ? cfg->nparts : 1; }
+
+const struct pb_config *pb_config_part(const struct pb_config *cfg, int i) {
+    return cfg->nparts > 0 ? &cfg->parts[i] : cfg;
+}
+
+void pb_config_describe(const struct pb_config *cfg, char *buf, size_t len) {
+    if (!buf || len == 0) {
+        return;
+    }
+    if (cfg->nparts == 0) {
+        snprintf(buf, len, "primitive %s", cfg->primitive ? cfg->primitive->name : "(none)");
+        return;
+    }
+    int at = snprintf(buf, len, "suite %s (", cfg->name ? cfg->name : "");
+    for (int i = 0; i < cfg->nparts && at >= 0 && (size_t)at < len; i++) {
+        const struct pb_primitive *p = cfg->parts[i].primitive;
+        bool again = false; /* a primitive of two parts is named once */
+        for (int j = 0; j < i && p; j++) {
+            again |= cfg->parts[j].primitive == p;
+        }
+        if (p && !again) {
+            at += snprintf(buf + at, len - (size_t)at, "%s%s",
+                           at > 0 && buf[at - 1] != '(' ? ", " : "", p->name);
+        }
+    }
+    if (at >= 0 && (size_t)at < len) {
+        snprintf(buf + at, len - (size_t)at, ")");
+    }
+}
+
 void pb_config_free(struct pb_config *cfg) {
+    for (int i = 0; i < cfg->nparts && cfg->parts; i++) {
+        pb_config_free(&cfg->parts[i]);
+    }
+    free(cfg->parts);
     free(cfg->path);
     free(cfg->name);
     free(cfg->description);

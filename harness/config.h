@@ -3,6 +3,7 @@
 #define PB_CONFIG_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "primbench.h"
@@ -32,10 +33,27 @@ struct pb_config {
     char *output;        /* "output", default results/<name>.csv */
     char *text;          /* the file's bytes, for the metadata */
     uint64_t hash;       /* FNV-1a 64 of text */
+    /* A suite ("parts" instead of "primitive"): ordinary configs run in order into one
+     * output. nparts is 0 for an ordinary config. A suite's own primitive is NULL and its
+     * nbackends 0; its reps, warmup, cache, seed, verify and cpu_budget_s are what its
+     * parts inherit unless they set their own. A part has a path (the suite's) and an
+     * optional description, but no name, output or text. */
+    int nparts;
+    struct pb_config *parts;
 };
 
-/* A sweep expanding to more cases than this is refused unless the options allow it
- * (bench run --force): it is almost always a typo, such as a linear range with step 1. */
+/* The most parts a suite may have. */
+#define PB_CONFIG_MAX_PARTS 64
+
+/* The configs a run makes cases of: a suite's parts, or an ordinary config itself. */
+int pb_config_part_count(const struct pb_config *cfg);
+const struct pb_config *pb_config_part(const struct pb_config *cfg, int i);
+/* "primitive reduce" or "suite ci (reduce, sort)", for messages; cut to fit. */
+void pb_config_describe(const struct pb_config *cfg, char *buf, size_t len);
+
+/* A sweep (a suite's: all its parts together) expanding to more cases than this is refused unless
+ * the options allow it (bench run --force): it is almost always a typo, such as a linear range with
+ * step 1. */
 #define PB_CONFIG_SWEEP_LIMIT 1000000
 /* Past this no option helps: the case list alone would not fit in memory. */
 #define PB_CONFIG_SWEEP_HARD_LIMIT 100000000

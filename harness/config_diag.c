@@ -73,7 +73,9 @@ static void diag_append_file(struct pb_diag *d) {
 
 static void diag_begin_line(struct pb_diag *d, const char *where) {
     diag_append_file(d);
-    if (where && where[0]) {
+    if (where && where[0] && d->prefix && d->prefix[0]) {
+        diag_appendf(d, "%s.%s: ", d->prefix, where);
+    } else if (where && where[0]) {
         diag_appendf(d, "%s: ", where);
     }
     d->count++;

@@ -27,14 +27,16 @@
 /* Every problem found in one config, as "file: json.path: message\n" lines. */
 struct pb_diag {
     const char *file;
+    const char *prefix; /* JSON path of the object being read ("parts[2]"), or NULL */
     char *text;
     size_t len, cap;
     int count;
     bool out_of_memory;
 };
 
-/* Adds one line; where is a JSON path ("sweep.n[2]"), a position ("line 3, column 5"),
- * or NULL for a problem with the file as a whole. */
+/* Adds one line; where is a JSON path ("sweep.n[2]", under d->prefix when that is set:
+ * "parts[2].sweep.n[2]"), a position ("line 3, column 5"), or NULL for a problem with the
+ * file as a whole. */
 void pb_diag_add(struct pb_diag *d, const char *where, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 /* For a name that matched nothing: "<what> 'word'<context> (did you mean 'x'?)", or the
@@ -84,6 +86,23 @@ bool pb_axis_values_default(const struct pb_axis *axis, const char *path, struct
  * on the number of cases. */
 void pb_config_parse_axes(const cJSON *root, struct pb_config *cfg, bool allow_huge,
                           struct pb_diag *d);
+
+/* The keys of an ordinary config that describe what to run: "primitive", "backends",
+ * "sweep" and "zip" and the run settings ("reps" ... "cpu_budget_s"), read from obj into
+ * cfg (whose settings hold the defaults). config.c reads a whole config with them;
+ * config_suite.c each part of a suite. */
+void pb_config_parse_body(const cJSON *obj, struct pb_config *cfg, bool allow_huge,
+                          struct pb_diag *d);
+/* Only the run settings ("reps", "warmup", "cache", "seed", "verify", "cpu_budget_s"). */
+void pb_config_parse_run_settings(const cJSON *obj, struct pb_config *cfg, struct pb_diag *d);
+/* A string member, or NULL (a member that is not a string is reported). */
+const cJSON *pb_config_string_member(const cJSON *obj, const char *key, struct pb_diag *d);
+/* A suite: a config with "parts" (config_suite.c). Reads everything but the name and the
+ * texts, which config.c reads as for any config. */
+void pb_config_parse_suite(const cJSON *root, struct pb_config *cfg, bool allow_huge,
+                           struct pb_diag *d);
+/* Reports every member of obj whose key is not in keys (with a suggestion). */
+void pb_config_check_keys(const cJSON *obj, const char *const *keys, struct pb_diag *d);
 
 /* An axis value for a message: the integer, or the choice name. */
 void pb_axis_show_value(const struct pb_axis *axis, int64_t value, char *out, size_t cap);

@@ -91,6 +91,20 @@ static cJSON *build(const struct pb_config *cfg, const struct pb_device_info *de
     cJSON_AddNumberToObject(measure, "warmup", cfg->warmup);
     cJSON_AddStringToObject(measure, "cache", cfg->cold ? "cold" : "hot");
     cJSON_AddNumberToObject(measure, "cpu_budget_s", cfg->cpu_budget_s);
+    if (cfg->nparts > 0) {
+        /* A suite's settings above are its parts' defaults; what each part ran with: */
+        cJSON *parts = cJSON_AddArrayToObject(measure, "parts");
+        for (int i = 0; i < cfg->nparts; i++) {
+            const struct pb_config *part = &cfg->parts[i];
+            cJSON *e = cJSON_CreateObject();
+            cJSON_AddStringToObject(e, "primitive", part->primitive->name);
+            cJSON_AddNumberToObject(e, "reps", part->reps);
+            cJSON_AddNumberToObject(e, "warmup", part->warmup);
+            cJSON_AddStringToObject(e, "cache", part->cold ? "cold" : "hot");
+            cJSON_AddNumberToObject(e, "cpu_budget_s", part->cpu_budget_s);
+            cJSON_AddItemToArray(parts, e);
+        }
+    }
     cJSON_AddStringToObject(
         measure, "gpu_timer",
         "CUDA events around run() only; batches enqueued behind a blocking kernel");

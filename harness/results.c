@@ -43,7 +43,7 @@ const char *const pb_result_columns[] = {
 };
 #define FIXED_COUNT ((int)(sizeof pb_result_columns / sizeof pb_result_columns[0]))
 const int pb_result_column_count = FIXED_COUNT;
-_Static_assert(PB_MAX_AXES + sizeof pb_result_columns / sizeof pb_result_columns[0] <=
+_Static_assert(PB_MAX_AXIS_COLUMNS + sizeof pb_result_columns / sizeof pb_result_columns[0] <=
                    PB_RESULTS_MAX_FIELDS,
                "PB_RESULTS_MAX_FIELDS must hold every axis and fixed column");
 
@@ -54,9 +54,22 @@ int pb_results_header_fields(const struct pb_primitive *p, const char **names) {
     return n;
 }
 
+int pb_results_header_columns(const struct pb_columns *cols, const char **names) {
+    int n = 0;
+    for (int i = 0; i < cols->count; i++) names[n++] = cols->name[i];
+    for (int i = 0; i < FIXED_COUNT; i++) names[n++] = pb_result_columns[i];
+    return n;
+}
+
 int pb_results_write_header(FILE *f, const struct pb_primitive *p) {
     const char *fields[PB_RESULTS_MAX_FIELDS];
     int n = pb_results_header_fields(p, fields);
+    return pb_csv_write_row(f, fields, n);
+}
+
+int pb_results_write_header_columns(FILE *f, const struct pb_columns *cols) {
+    const char *fields[PB_RESULTS_MAX_FIELDS];
+    int n = pb_results_header_columns(cols, fields);
     return pb_csv_write_row(f, fields, n);
 }
 
@@ -106,10 +119,17 @@ static void add_int(struct pb_row_fields *o, const char *name, long long v) {
 void pb_results_row_fields(const struct pb_row *row, struct pb_row_fields *o) {
     o->count = 0;
     const struct pb_case *c = row->c;
-    for (int i = 0; i < c->naxes; i++) {
-        o->name[o->count] = c->axes[i].name;
-        o->text[o->count] = pb_results_axis_text(c, i, o->buf[o->count], sizeof o->buf[o->count]);
-        o->is_number[o->count++] = c->axes[i].kind == PB_AXIS_INT;
+    const struct pb_columns *cols = row->columns;
+    int naxes = cols ? cols->count : c->naxes;
+    for (int j = 0; j < naxes; j++) {
+        /* A column the case's primitive has no axis for is empty (JSON: null). */
+        int i = cols ? pb_columns_case_axis(cols, c, j) : j;
+        o->name[o->count] = cols ? cols->name[j] : c->axes[i].name;
+        o->buf[o->count][0] = '\0';
+        o->text[o->count] =
+            i < 0 ? o->buf[o->count]
+                  : pb_results_axis_text(c, i, o->buf[o->count], sizeof o->buf[o->count]);
+        o->is_number[o->count++] = i < 0 || c->axes[i].kind == PB_AXIS_INT;
     }
     int f = 0; /* index into pb_result_columns, which the order below follows */
     add_text(o, pb_result_columns[f++], row->backend->primitive);

@@ -6,6 +6,7 @@
 #include <stdbool.h>
 #include <stdio.h>
 
+#include "columns.h"
 #include "primbench.h"
 #include "stats.h"
 
@@ -31,13 +32,15 @@ struct pb_row {
     double setup_ms; /* the case's input (unless the previous case's is reused) and reference */
     double wall_ms;  /* this row's wall time: prepare, warm-up, reps, verify, release */
     double between_reps_us; /* GPU: time per repetition outside the timed interval; NAN for CPU */
+    /* The output's axis columns (a suite's: every part's); NULL: the case's own axes. */
+    const struct pb_columns *columns;
 };
 
 /* How rows are written: CSV (RFC 4180) or JSON Lines, one object per row. */
 enum pb_format { PB_FORMAT_CSV, PB_FORMAT_JSON };
 
-/* The most fields a row has: the primitive's axes and the fixed columns. */
-#define PB_RESULTS_MAX_FIELDS (PB_MAX_AXES + 32)
+/* The most fields a row has: the axis columns and the fixed columns. */
+#define PB_RESULTS_MAX_FIELDS (PB_MAX_AXIS_COLUMNS + 32)
 
 /* One row as named text fields, shared by both formats so that they hold the same
  * fields: CSV writes the text; JSON writes numbers as numbers and an empty number
@@ -53,11 +56,14 @@ void pb_results_row_fields(const struct pb_row *row, struct pb_row_fields *out);
 
 /* Column names: the primitive's axes, then the fixed columns. Returns the count. */
 int pb_results_header_fields(const struct pb_primitive *p, const char **names);
+/* The same for an output's axis columns (a suite's union). */
+int pb_results_header_columns(const struct pb_columns *cols, const char **names);
 /* An axis value as the output writes it ("1024", "u32"); buf holds integers. */
 const char *pb_results_axis_text(const struct pb_case *c, int axis, char *buf, size_t len);
 
 /* Header: one column per axis of the primitive, then the fixed columns. */
 int pb_results_write_header(FILE *f, const struct pb_primitive *p);
+int pb_results_write_header_columns(FILE *f, const struct pb_columns *cols);
 /* The fixed columns after the axes, in order; from `reps` on they are numbers. */
 extern const char *const pb_result_columns[];
 extern const int pb_result_column_count;

@@ -62,7 +62,8 @@ void pb_results_table_describe(const struct pb_results_table *t, size_t row, cha
     size_t used = 0;
     buf[0] = '\0';
     for (int i = 0; i < t->naxes && used < len; i++) {
-        int w = snprintf(buf + used, len - used, "%s%s=%s", i ? " " : "", t->header.fields[i],
+        if (!t->rows[row].fields[i][0]) continue;
+        int w = snprintf(buf + used, len - used, "%s%s=%s", used ? " " : "", t->header.fields[i],
                          t->rows[row].fields[i]);
         if (w < 0) break;
         used += (size_t)w;
@@ -210,6 +211,69 @@ int pb_results_table_load(const char *path, struct pb_results_table *t, char *er
         rc = 0;
     fclose(f);
     if (rc != 0) pb_results_table_free(t);
+    return rc;
+}
+
+int pb_results_table_primitives(const struct pb_results_table *t, const char ***values) {
+    return pb_results_table_distinct(t, pb_results_table_column(t, "primitive"), values);
+}
+
+/* A copy of rec's fields where keep[i] is set; 0, or -1 when out of memory. */
+static int copy_fields(const struct pb_csv_record *rec, const bool *keep, int nkeep,
+                       struct pb_csv_record *out) {
+    out->count = 0;
+    out->fields = calloc((size_t)(nkeep ? nkeep : 1), sizeof *out->fields);
+    if (!out->fields) return -1;
+    for (int i = 0; i < rec->count; i++) {
+        if (!keep[i]) continue;
+        out->fields[out->count] = strdup(rec->fields[i]);
+        if (!out->fields[out->count]) {
+            pb_csv_record_free(out);
+            return -1;
+        }
+        out->count++;
+    }
+    return 0;
+}
+
+int pb_results_table_subset(const struct pb_results_table *t, const char *primitive,
+                            struct pb_results_table *out, char *err, size_t err_len) {
+    *out = (struct pb_results_table){0};
+    int prim = pb_results_table_column(t, "primitive");
+    bool *keep = calloc((size_t)t->header.count, sizeof *keep);
+    bool *mine = calloc(t->nrows ? t->nrows : 1, sizeof *mine);
+    int nkeep = 0;
+    size_t nmine = 0;
+    int rc = keep && mine ? 0 : -1;
+    for (size_t r = 0; rc == 0 && r < t->nrows; r++)
+        nmine += mine[r] = strcmp(t->rows[r].fields[prim], primitive) == 0;
+    for (int i = 0; rc == 0 && i < t->header.count; i++) {
+        keep[i] = i >= t->naxes; /* the fixed columns, and the axes these rows fill */
+        for (size_t r = 0; !keep[i] && r < t->nrows; r++)
+            keep[i] = mine[r] && t->rows[r].fields[i][0];
+        nkeep += keep[i];
+    }
+    out->path = rc == 0 ? strdup(t->path) : NULL;
+    out->rows = calloc(nmine ? nmine : 1, sizeof *out->rows);
+    out->line = calloc(nmine ? nmine : 1, sizeof *out->line);
+    if (!out->path || !out->rows || !out->line ||
+        copy_fields(&t->header, keep, nkeep, &out->header) != 0)
+        rc = -1;
+    for (size_t r = 0; rc == 0 && r < t->nrows; r++) {
+        if (!mine[r]) continue;
+        if (copy_fields(&t->rows[r], keep, nkeep, &out->rows[out->nrows]) != 0) {
+            rc = -1;
+            break;
+        }
+        out->line[out->nrows++] = t->line[r];
+    }
+    if (rc == 0)
+        rc = check_header(out, err, err_len);
+    else
+        fail(err, err_len, "%s: out of memory", t->path);
+    free(keep);
+    free(mine);
+    if (rc != 0) pb_results_table_free(out);
     return rc;
 }
 

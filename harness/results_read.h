@@ -32,7 +32,8 @@ const char *pb_results_table_field(const struct pb_results_table *t, size_t row,
 /* A numeric field; NAN when empty (the load checked that the others are numbers). */
 double pb_results_table_number(const struct pb_results_table *t, size_t row, int col);
 bool pb_results_table_ok(const struct pb_results_table *t, size_t row);
-/* "n=1024 dtype=u32 distribution=uniform op=sum": the row's axes. */
+/* "n=1024 dtype=u32 distribution=uniform op=sum": the row's axes (empty ones, which a
+ * suite's output has where a primitive lacks an axis, left out). */
 void pb_results_table_describe(const struct pb_results_table *t, size_t row, char *buf, size_t len);
 
 /* The distinct values of a column in order of first appearance, as pointers into the table,
@@ -40,6 +41,16 @@ void pb_results_table_describe(const struct pb_results_table *t, size_t row, cha
 int pb_results_table_distinct(const struct pb_results_table *t, int col, const char ***values);
 /* The position of value in values[0..count), -1 when absent. */
 int pb_results_value_index(const char *const *values, int count, const char *value);
+
+/* The values of the `primitive` column in order of first appearance (as
+ * pb_results_table_distinct): more than one for the output of a suite. */
+int pb_results_table_primitives(const struct pb_results_table *t, const char ***values);
+/* The rows of one primitive as a table of their own, for readers that show one primitive
+ * at a time (report, plot): the axis columns those rows fill (a suite's output leaves a
+ * column empty where the primitive has no such axis), then the fixed columns. The path
+ * is t's; rows and lines are copies. Returns 0, or -1 with err (memory). */
+int pb_results_table_subset(const struct pb_results_table *t, const char *primitive,
+                            struct pb_results_table *out, char *err, size_t err_len);
 
 /* Parses a whole-string number; false for "" or anything with trailing text. */
 bool pb_parse_number(const char *s, double *out);

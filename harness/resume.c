@@ -40,12 +40,14 @@ static void key_add(struct key *k, const char *part) {
     k->text[k->len] = '\0';
 }
 
-static void case_key(const struct pb_case *c, const char *backend, struct key *k) {
+static void case_key(const struct pb_columns *cols, const struct pb_case *c, const char *backend,
+                     struct key *k) {
     char buf[32];
     k->len = 0;
     k->text[0] = '\0';
     k->overflow = false;
-    for (int i = 0; i < c->naxes; i++) key_add(k, pb_results_axis_text(c, i, buf, sizeof buf));
+    for (int j = 0; j < cols->count; j++)
+        key_add(k, pb_columns_case_text(cols, c, j, buf, sizeof buf));
     key_add(k, backend);
 }
 
@@ -68,7 +70,7 @@ static int compare_keys(const void *a, const void *b) {
 bool pb_resume_has(const struct pb_resume *rs, const struct pb_case *c, const char *backend) {
     if (!rs->count) return false;
     struct key k;
-    case_key(c, backend, &k);
+    case_key(&rs->columns, c, backend, &k);
     const char *p = k.text;
     return bsearch(&p, rs->keys, rs->count, sizeof *rs->keys, compare_keys) != NULL;
 }
@@ -168,10 +170,10 @@ static bool ends_line(FILE *f, long end) {
 
 static int load_csv(const struct pb_config *cfg, const char *path, FILE *f, struct pb_resume *rs,
                     char *err, size_t err_len) {
-    const struct pb_primitive *p = cfg->primitive;
+    const struct pb_columns *cols = &rs->columns;
     const char *names[PB_RESULTS_MAX_FIELDS];
-    int nfields = pb_results_header_fields(p, names);
-    int backend_col = p->naxes + 1, status_col = p->naxes + 4;
+    int nfields = pb_results_header_columns(cols, names);
+    int backend_col = cols->count + 1, status_col = cols->count + 4;
     struct pb_csv_record rec;
     char why[256];
     int got = pb_csv_read_record(f, &rec, why, sizeof why);
@@ -184,9 +186,10 @@ static int load_csv(const struct pb_config *cfg, const char *path, FILE *f, stru
     for (int i = 0; header_ok && i < nfields; i++) header_ok = strcmp(rec.fields[i], names[i]) == 0;
     if (got == 1) pb_csv_record_free(&rec);
     if (!header_ok) {
-        snprintf(err, err_len,
-                 "%s: line 1: not a primbench CSV of primitive %s (its header differs)", path,
-                 p->name);
+        char what[256];
+        pb_config_describe(cfg, what, sizeof what);
+        snprintf(err, err_len, "%s: line 1: not a primbench CSV of %s (its header differs)", path,
+                 what);
         return 2;
     }
     rs->valid_bytes = end;
@@ -209,7 +212,7 @@ static int load_csv(const struct pb_config *cfg, const char *path, FILE *f, stru
         }
         struct key k = {.len = 0};
         k.text[0] = '\0';
-        for (int i = 0; i < p->naxes; i++) key_add(&k, rec.fields[i]);
+        for (int i = 0; i < cols->count; i++) key_add(&k, rec.fields[i]);
         key_add(&k, rec.fields[backend_col]);
         rs->any_failed |= is_failed_status(rec.fields[status_col]);
         int pushed = k.overflow ? -1 : keys_push(rs, &cap, &k);
@@ -222,26 +225,16 @@ static int load_csv(const struct pb_config *cfg, const char *path, FILE *f, stru
     }
 }
 
-/* One JSON Lines row's key; -1 when it is not a row of the primitive. */
-static int json_row_key(const struct pb_primitive *p, const cJSON *row, struct key *k,
+/* One JSON Lines row's key; -1 when it is not a row of the config's primitives. */
+static int json_row_key(const struct pb_columns *cols, const cJSON *row, struct key *k,
                         const char **status) {
     k->len = 0;
     k->text[0] = '\0';
     k->overflow = false;
-    const char *prim = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(row, "primitive"));
-    if (!cJSON_IsObject(row) || !prim || strcmp(prim, p->name) != 0) return -1;
-    for (int i = 0; i < p->naxes; i++) {
-        const cJSON *v = cJSON_GetObjectItemCaseSensitive(row, p->axes[i].name);
-        char buf[32];
-        if (p->axes[i].kind == PB_AXIS_INT) {
-            if (!cJSON_IsNumber(v)) return -1;
-            snprintf(buf, sizeof buf, "%" PRId64, (int64_t)llround(v->valuedouble));
-            key_add(k, buf);
-        } else {
-            if (!cJSON_IsString(v)) return -1;
-            key_add(k, v->valuestring);
-        }
-    }
+    char bufs[PB_MAX_AXIS_COLUMNS][32];
+    const char *texts[PB_MAX_AXIS_COLUMNS];
+    if (pb_columns_json_texts(cols, row, bufs, texts) != 0) return -1;
+    for (int j = 0; j < cols->count; j++) key_add(k, texts[j]);
     const char *backend = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(row, "backend"));
     *status = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(row, "status"));
     if (!backend || !*status) return -1;
@@ -266,14 +259,16 @@ static int load_jsonl(const struct pb_config *cfg, const char *path, struct pb_r
         cJSON *row = cJSON_Parse(p);
         struct key k;
         const char *status = NULL;
-        int bad = json_row_key(cfg->primitive, row, &k, &status);
+        int bad = json_row_key(&rs->columns, row, &k, &status);
         if (!nl) { /* no newline: the last row was cut, whether it parses or not */
             cJSON_Delete(row);
             break;
         }
         if (bad) {
-            snprintf(err, err_len, "%s: line %ld: not a primbench JSON row of primitive %s", path,
-                     line, cfg->primitive->name);
+            char what[256];
+            pb_config_describe(cfg, what, sizeof what);
+            snprintf(err, err_len, "%s: line %ld: not a primbench JSON row of %s", path, line,
+                     what);
             cJSON_Delete(row);
             rc = 2;
             break;
@@ -296,6 +291,10 @@ int pb_resume_load(const struct pb_config *cfg, const char *out_path, const char
                    enum pb_format fmt, bool profile, const struct pb_shard *shard,
                    struct pb_resume *rs, char *err, size_t err_len) {
     memset(rs, 0, sizeof *rs);
+    if (pb_columns_from_config(cfg, &rs->columns) != 0) {
+        snprintf(err, err_len, "%s: more axis columns than an output holds", cfg->path);
+        return 2;
+    }
     struct stat st;
     if (stat(out_path, &st) != 0) return 0; /* nothing yet: a fresh run */
     rs->exists = true;

@@ -13,20 +13,21 @@
 #include "shard.h"
 
 struct pb_resume {
-    bool exists;       /* there is an output to resume; false: start a fresh one */
-    bool needs_header; /* a CSV that is empty (stopped before its header) */
-    long valid_bytes;  /* the output's length up to its last complete row */
-    long file_bytes;   /* its length now: more than valid_bytes when a row was cut */
-    size_t count;      /* rows held */
-    char **keys;       /* their (case, backend) keys, sorted */
-    bool any_failed;   /* some row held is wrong, error or timeout */
+    bool exists;               /* there is an output to resume; false: start a fresh one */
+    bool needs_header;         /* a CSV that is empty (stopped before its header) */
+    long valid_bytes;          /* the output's length up to its last complete row */
+    long file_bytes;           /* its length now: more than valid_bytes when a row was cut */
+    size_t count;              /* rows held */
+    char **keys;               /* their (case, backend) keys, sorted */
+    bool any_failed;           /* some row held is wrong, error or timeout */
+    struct pb_columns columns; /* the output's axis columns, which the keys hold */
 };
 
 /* Reads the output at out_path (in format fmt) and meta_path. Returns 0 (with
  * rs->exists false when there is no output), or 2 with one line in err naming the file
  * and field: metadata missing or not primbench's, a different config hash, a different
- * --profile setting, another shard, or an output that is not the primitive's CSV / JSON
- * Lines. */
+ * --profile setting, another shard, or an output that is not the config's CSV / JSON
+ * Lines (its primitive's, or a suite's with the union of its parts' axis columns). */
 int pb_resume_load(const struct pb_config *cfg, const char *out_path, const char *meta_path,
                    enum pb_format fmt, bool profile, const struct pb_shard *shard,
                    struct pb_resume *rs, char *err, size_t err_len);

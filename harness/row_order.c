@@ -42,23 +42,29 @@ static int compare_entries(const void *a, const void *b) {
 int pb_row_order_build(const struct pb_config *cfg, const struct pb_sweep *sw,
                        struct pb_row_order *o) {
     memset(o, 0, sizeof *o);
-    o->primitive = cfg->primitive;
-    o->naxes = cfg->primitive->naxes;
-    size_t total = sw->count * (size_t)cfg->nbackends;
+    if (pb_columns_from_config(cfg, &o->columns) != 0) return -1;
+    pb_config_describe(cfg, o->what, sizeof o->what);
+    const struct pb_columns *cols = &o->columns;
+    size_t total = 0;
+    for (size_t i = 0; i < sw->count; i++)
+        total += (size_t)pb_config_part(cfg, pb_sweep_part(sw, i))->nbackends;
     struct entry *e = calloc(total + 1, sizeof *e);
     if (!e) return -1;
-    char bufs[PB_MAX_AXES][32], key[KEY_LEN];
-    const char *parts[PB_MAX_AXES + 1];
+    char bufs[PB_MAX_AXIS_COLUMNS][32], key[KEY_LEN];
+    const char *parts[PB_MAX_AXIS_COLUMNS + 1];
     size_t n = 0;
     for (size_t i = 0; i < sw->count; i++) {
         const struct pb_case *c = &sw->cases[i];
-        for (int a = 0; a < c->naxes; a++)
-            parts[a] = pb_results_axis_text(c, a, bufs[a], sizeof bufs[a]);
-        for (int b = 0; b < cfg->nbackends; b++) {
-            parts[c->naxes] = cfg->backends[b]->name;
-            if (key_join(parts, c->naxes + 1, key, sizeof key) != 0 || !(e[n].key = strdup(key)))
+        const struct pb_config *part = pb_config_part(cfg, pb_sweep_part(sw, i));
+        for (int j = 0; j < cols->count; j++)
+            parts[j] = pb_columns_case_text(cols, c, j, bufs[j], sizeof bufs[j]);
+        /* Rows in sweep order: a case's backends, case after case; n counts them. */
+        for (int b = 0; b < part->nbackends; b++) {
+            parts[cols->count] = part->backends[b]->name;
+            if (key_join(parts, cols->count + 1, key, sizeof key) != 0 || !(e[n].key = strdup(key)))
                 goto fail;
-            e[n++].pos = i * (size_t)cfg->nbackends + (size_t)b;
+            e[n].pos = n;
+            n++;
         }
     }
     qsort(e, n, sizeof *e, compare_entries);
@@ -137,7 +143,8 @@ static int fail(char *err, size_t err_len, const char *path, long record, const 
 static int load_csv(const char *path, FILE *f, const struct pb_row_order *o, int file,
                     struct pb_results_rows *rows, char *err, size_t err_len) {
     const char *names[PB_RESULTS_MAX_FIELDS];
-    int nfields = pb_results_header_fields(o->primitive, names);
+    int nfields = pb_results_header_columns(&o->columns, names);
+    int naxes = o->columns.count;
     struct pb_csv_record rec;
     char why[256];
     int got = pb_csv_read_record(f, &rec, why, sizeof why);
@@ -146,8 +153,7 @@ static int load_csv(const char *path, FILE *f, const struct pb_row_order *o, int
     char *header = header_ok ? csv_text(&rec) : NULL;
     if (got == 1) pb_csv_record_free(&rec);
     if (!header) {
-        snprintf(err, err_len, "%s: line 1: not a primbench CSV of primitive %s", path,
-                 o->primitive->name);
+        snprintf(err, err_len, "%s: line 1: not a primbench CSV of %s", path, o->what);
         return 2;
     }
     if (rows->header && strcmp(rows->header, header) != 0) {
@@ -164,15 +170,15 @@ static int load_csv(const char *path, FILE *f, const struct pb_row_order *o, int
         if (got == 0) return 0;
         if (got < 0) return fail(err, err_len, path, record, why);
         char key[KEY_LEN];
-        const char *parts[PB_MAX_AXES + 1];
+        const char *parts[PB_MAX_AXIS_COLUMNS + 1];
         int rc = 0;
         if (rec.count != nfields) {
             rc = fail(err, err_len, path, record,
                       "not a complete primbench row (a shard stopped mid-row? resume it first)");
         } else {
-            for (int i = 0; i < o->naxes; i++) parts[i] = rec.fields[i];
-            parts[o->naxes] = rec.fields[o->naxes + 1]; /* after `primitive`: `backend` */
-            long long pos = key_join(parts, o->naxes + 1, key, sizeof key) == 0 ? find(o, key) : -1;
+            for (int i = 0; i < naxes; i++) parts[i] = rec.fields[i];
+            parts[naxes] = rec.fields[naxes + 1]; /* after `primitive`: `backend` */
+            long long pos = key_join(parts, naxes + 1, key, sizeof key) == 0 ? find(o, key) : -1;
             char *text = pos >= 0 ? csv_text(&rec) : NULL;
             if (pos < 0)
                 rc = fail(err, err_len, path, record,
@@ -186,27 +192,15 @@ static int load_csv(const char *path, FILE *f, const struct pb_row_order *o, int
     }
 }
 
-/* The key of one JSON Lines row; -1 when it is not a row of the primitive. */
+/* The key of one JSON Lines row; -1 when it is not a row of the config's primitives. */
 static int json_key(const struct pb_row_order *o, const cJSON *row, char *key, size_t len) {
-    const struct pb_primitive *p = o->primitive;
-    const char *prim = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(row, "primitive"));
-    if (!cJSON_IsObject(row) || !prim || strcmp(prim, p->name) != 0) return -1;
-    char bufs[PB_MAX_AXES][32];
-    const char *parts[PB_MAX_AXES + 1];
-    for (int i = 0; i < p->naxes; i++) {
-        const cJSON *v = cJSON_GetObjectItemCaseSensitive(row, p->axes[i].name);
-        if (p->axes[i].kind == PB_AXIS_INT) {
-            if (!cJSON_IsNumber(v)) return -1;
-            snprintf(bufs[i], sizeof bufs[i], "%" PRId64, (int64_t)llround(v->valuedouble));
-            parts[i] = bufs[i];
-        } else {
-            if (!cJSON_IsString(v)) return -1;
-            parts[i] = v->valuestring;
-        }
-    }
-    parts[p->naxes] = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(row, "backend"));
-    if (!parts[p->naxes]) return -1;
-    return key_join(parts, p->naxes + 1, key, len);
+    int naxes = o->columns.count;
+    char bufs[PB_MAX_AXIS_COLUMNS][32];
+    const char *parts[PB_MAX_AXIS_COLUMNS + 1];
+    if (pb_columns_json_texts(&o->columns, row, bufs, parts) != 0) return -1;
+    parts[naxes] = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(row, "backend"));
+    if (!parts[naxes]) return -1;
+    return key_join(parts, naxes + 1, key, len);
 }
 
 static int load_jsonl(const char *path, FILE *f, const struct pb_row_order *o, int file,

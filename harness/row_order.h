@@ -11,13 +11,14 @@
 #include "results.h"
 #include "sweep.h"
 
-/* Every row key of a sweep with its position: case index * backends + backend index. */
+/* Every row key of a sweep with its position: the rows of the cases before it (each case
+ * has a row per backend of its part), plus the backend's index in its part. */
 struct pb_row_order {
     size_t count;
-    char **keys; /* sorted, for lookup */
-    size_t *pos; /* pos[i] belongs to keys[i] */
-    int naxes;   /* the primitive's axes, the first columns of a row */
-    const struct pb_primitive *primitive;
+    char **keys;               /* sorted, for lookup */
+    size_t *pos;               /* pos[i] belongs to keys[i] */
+    struct pb_columns columns; /* the output's axis columns, the first columns of a row */
+    char what[256];            /* "primitive reduce", "suite ci (...)", for messages */
 };
 
 int pb_row_order_build(const struct pb_config *cfg, const struct pb_sweep *sw,
@@ -40,7 +41,7 @@ struct pb_results_rows {
 
 /* Appends every row of path (CSV, or JSON Lines with fmt PB_FORMAT_JSON) to rows, tagged
  * with `file`. Returns 0, or 2 with one line in err naming the file and record: not the
- * primitive's header, a malformed or cut row, a row whose case or backend is not in the
+ * config's header, a malformed or cut row, a row whose case or backend is not in the
  * sweep, or a header that differs from the one already loaded. */
 int pb_results_rows_load(const char *path, enum pb_format fmt, const struct pb_row_order *o,
                          int file, struct pb_results_rows *rows, char *err, size_t err_len);

@@ -97,10 +97,11 @@ static void gate_leave(struct host_gate *g, bool exclusive) {
 
 /* What the workers share. Fields below `lock` change during the run: only under it. */
 struct experiment {
-    const struct pb_config *cfg;
+    const struct pb_config *cfg; /* a suite's cases each run under their part's config */
     const struct pb_run_options *opt;
-    const struct pb_primitive *prim;
+    struct pb_columns columns; /* the output's axis columns */
     const struct pb_sweep *sweep;
+    const size_t *row_start;   /* each case's first row position, and the row count last */
     const size_t *group_start; /* the first case of each input group, and the count last */
     size_t ngroups;
     struct pb_shard shard;
@@ -121,7 +122,9 @@ struct experiment {
 /* One device's thread and what it carries from case to case. */
 struct worker {
     struct experiment *x;
-    const struct pb_primitive *prim;
+    const struct pb_config *part;          /* the current case's config (a suite's part) */
+    const struct pb_primitive *prim;       /* the current case's primitive */
+    const struct pb_primitive *input_prim; /* the primitive that made input */
     struct pb_device_info dev;
     bool want_gpu; /* the GPU is there and some GPU backend is selected */
     struct pb_gpu_timer timer;
@@ -203,7 +206,7 @@ static void memory_reason(const struct worker *w, const struct pb_case *c, const
 }
 
 static void drop_input(struct worker *w) {
-    if (w->input_case) w->prim->free_input(&w->input);
+    if (w->input_case) w->input_prim->free_input(&w->input);
     w->input_case = NULL;
 }
 
@@ -236,6 +239,7 @@ static void ensure_input(struct worker *w, const struct pb_case *c, bool want_de
         return;
     }
     w->input_case = c;
+    w->input_prim = w->prim;
 }
 
 /* After a GPU row failed: checks the context. A sticky error (illegal address, launch
@@ -280,7 +284,7 @@ enum row_end {
 static enum row_end measure_backend(struct worker *w, const struct pb_case *c,
                                     const struct pb_backend *b, const char *range,
                                     struct pb_row *row) {
-    const struct pb_config *cfg = w->x->cfg;
+    const struct pb_config *cfg = w->part;
     const struct pb_run_options *opt = w->x->opt;
     bool gpu = b->target == PB_TARGET_GPU;
     if (gpu && !memory_fits(w, c, row->reason, sizeof row->reason)) {
@@ -399,9 +403,11 @@ static void show_progress(struct experiment *x, const struct worker *w, const ch
 
 static void run_case(struct worker *w, size_t case_index) {
     struct experiment *x = w->x;
-    const struct pb_config *cfg = x->cfg;
+    const struct pb_config *cfg = pb_config_part(x->cfg, pb_sweep_part(x->sweep, case_index));
     const struct pb_run_options *opt = x->opt;
     const struct pb_case *c = &x->sweep->cases[case_index];
+    w->part = cfg;
+    w->prim = cfg->primitive;
     char described[512];
     pb_case_describe(c, described, sizeof described);
     /* Which backends still need a row of this case (all but those --resume found). A
@@ -445,6 +451,7 @@ static void run_case(struct worker *w, size_t case_index) {
         memset(&row, 0, sizeof row);
         row.c = c;
         row.backend = b;
+        row.columns = &x->columns;
         row.device = !gpu ? -1 : w->want_gpu ? w->dev.ordinal : -2;
         row.between_reps_us = NAN;
         w->prim->work(c, &row.elements, &row.bytes);
@@ -492,7 +499,7 @@ static void run_case(struct worker *w, size_t case_index) {
             stop_sweep(x, STOP_SIGNAL, NULL); /* the row in progress is dropped, not written */
             break;
         }
-        record_row(x, case_index * (size_t)cfg->nbackends + (size_t)i, &row);
+        record_row(x, x->row_start[case_index] + (size_t)i, &row);
         char message[512];
         if (end == ROW_HUNG) {
             w->hung = true;
@@ -533,9 +540,40 @@ static void *worker_main(void *arg) {
 }
 
 static bool any_gpu_backend(const struct pb_config *cfg) {
-    for (int i = 0; i < cfg->nbackends; i++)
-        if (cfg->backends[i]->target == PB_TARGET_GPU) return true;
+    for (int p = 0; p < pb_config_part_count(cfg); p++) {
+        const struct pb_config *part = pb_config_part(cfg, p);
+        for (int i = 0; i < part->nbackends; i++)
+            if (part->backends[i]->target == PB_TARGET_GPU) return true;
+    }
     return false;
+}
+
+/* The most repetitions any part asks for: the size of a worker's sample buffer. */
+static int most_reps(const struct pb_config *cfg) {
+    int reps = 1;
+    for (int p = 0; p < pb_config_part_count(cfg); p++)
+        if (pb_config_part(cfg, p)->reps > reps) reps = pb_config_part(cfg, p)->reps;
+    return reps;
+}
+
+/* The first row position of each case (its part's backends after the rows before it),
+ * and the row count after the last case; NULL when out of memory. */
+static size_t *row_starts(const struct pb_config *cfg, const struct pb_sweep *sw) {
+    size_t *start = calloc(sw->count + 1, sizeof *start);
+    for (size_t i = 0; start && i < sw->count; i++)
+        start[i + 1] = start[i] + (size_t)pb_config_part(cfg, pb_sweep_part(sw, i))->nbackends;
+    return start;
+}
+
+/* A suite's summary on stdout: a table for each run of rows of one primitive (its parts in
+ * order). */
+static void print_summary(const struct pb_columns *cols, const struct pb_row *rows, size_t count) {
+    for (size_t start = 0, end; start < count; start = end) {
+        const char *name = rows[start].backend->primitive;
+        for (end = start; end < count && strcmp(rows[end].backend->primitive, name) == 0;) end++;
+        const struct pb_primitive *p = pb_columns_primitive(cols, name);
+        if (p) pb_report_markdown(stdout, p, rows + start, end - start);
+    }
 }
 
 /* Appends arg to buf as one shell word: quoted unless it is plainly safe. */
@@ -627,7 +665,7 @@ static int open_output(struct experiment *x, const struct worker *workers, int n
      * write(2), so no other process ever reads half of one. */
     setvbuf(x->out, NULL, _IOFBF, 1 << 16);
     bool header = opt->format == PB_FORMAT_CSV && (!x->done.exists || x->done.needs_header);
-    if (header && pb_results_write_header(x->out, x->prim) != 0) {
+    if (header && pb_results_write_header_columns(x->out, &x->columns) != 0) {
         fprintf(stderr, "bench: %s: %s\n", cfg->output, strerror(errno));
         return -1;
     }
@@ -723,7 +761,11 @@ int pb_experiment_run(const struct pb_config *cfg, struct pb_run_options *opt) {
     opt->gpu_lost = false;
     char meta_path[4200];
     snprintf(meta_path, sizeof meta_path, "%s.meta.json", cfg->output);
-    struct experiment x = {.cfg = cfg, .opt = opt, .prim = cfg->primitive, .shard = opt->shard};
+    struct experiment x = {.cfg = cfg, .opt = opt, .shard = opt->shard};
+    if (pb_columns_from_config(cfg, &x.columns) != 0) {
+        fprintf(stderr, "bench: %s: more axis columns than an output holds\n", cfg->path);
+        return 2;
+    }
     char err[512] = "";
     int ordinals[PB_MAX_DEVICES];
     int nworkers = choose_devices(cfg, opt, ordinals);
@@ -755,6 +797,7 @@ int pb_experiment_run(const struct pb_config *cfg, struct pb_run_options *opt) {
         return 2;
     }
     x.sweep = &sweep;
+    x.row_start = row_starts(cfg, &sweep);
     x.group_start = group_starts(&sweep, &x.ngroups);
     for (size_t g = 0; x.group_start && g < x.ngroups; g++)
         if (pb_shard_owns(&x.shard, g)) x.cases_total += x.group_start[g + 1] - x.group_start[g];
@@ -764,24 +807,25 @@ int pb_experiment_run(const struct pb_config *cfg, struct pb_run_options *opt) {
     memset(workers, 0, sizeof workers);
     for (int i = 0; i < nworkers; i++) {
         workers[i].x = &x;
-        workers[i].prim = cfg->primitive;
         open_worker(&workers[i], cfg, ordinals[i]);
-        workers[i].samples_ms = calloc((size_t)cfg->reps, sizeof *workers[i].samples_ms);
+        workers[i].samples_ms = calloc((size_t)most_reps(cfg), sizeof *workers[i].samples_ms);
     }
     struct pb_interrupt_guard guard;
     bool guarded = false;
-    size_t positions = sweep.count * (size_t)cfg->nbackends + 1;
+    size_t positions = (x.row_start ? x.row_start[sweep.count] : 0) + 1;
     x.rows = calloc(positions, sizeof *x.rows);
     x.filled = calloc(positions, sizeof *x.filled);
-    bool have_memory = x.rows && x.filled && x.group_start;
+    bool have_memory = x.rows && x.filled && x.group_start && x.row_start;
     for (int i = 0; i < nworkers; i++) have_memory &= workers[i].samples_ms != NULL;
     if (!have_memory) {
         fprintf(stderr, "bench: out of memory\n");
         goto out;
     }
-    if (cfg->nbackends > 64) {
-        fprintf(stderr, "bench: %s: more than 64 backends selected\n", cfg->path);
-        goto out;
+    for (int p = 0; p < pb_config_part_count(cfg); p++) {
+        if (pb_config_part(cfg, p)->nbackends > 64) {
+            fprintf(stderr, "bench: %s: more than 64 backends selected\n", cfg->path);
+            goto out;
+        }
     }
     /* From here on a signal only stops the sweep: the output is never left half made. */
     guarded = pb_interrupt_install(&guard) == 0;
@@ -818,7 +862,10 @@ int pb_experiment_run(const struct pb_config *cfg, struct pb_run_options *opt) {
     size_t nsummary = 0;
     for (size_t i = 0; summary && i < positions; i++)
         if (x.filled[i]) summary[nsummary++] = x.rows[i];
-    pb_report_markdown(stdout, x.prim, summary, nsummary);
+    if (cfg->nparts == 0)
+        pb_report_markdown(stdout, cfg->primitive, summary, nsummary);
+    else
+        print_summary(&x.columns, summary, nsummary);
     fflush(stdout);
     status = x.done.any_failed ? 1 : 0;
     for (size_t i = 0; i < nsummary; i++)
@@ -858,6 +905,7 @@ out:
     free(x.rows);
     free(x.filled);
     free((void *)x.group_start);
+    free((void *)x.row_start);
     pthread_mutex_destroy(&x.lock);
     gate_destroy(&x.gate);
     pb_resume_free(&x.done);

@@ -30,6 +30,13 @@ int pb_sweep_dimensions(const struct pb_config *cfg, struct pb_sweep_dimension *
 }
 
 size_t pb_sweep_count(const struct pb_config *cfg) {
+    if (cfg->nparts > 0) {
+        size_t count = 0;
+        for (int i = 0; i < cfg->nparts; i++) {
+            count += pb_sweep_count(&cfg->parts[i]);
+        }
+        return count;
+    }
     if (!cfg->primitive) {
         return 0;
     }
@@ -42,9 +49,37 @@ size_t pb_sweep_count(const struct pb_config *cfg) {
     return count;
 }
 
+/* A suite's cases: each part's, in order, with the part they came from. */
+static int expand_suite(const struct pb_config *cfg, struct pb_sweep *out) {
+    size_t count = pb_sweep_count(cfg);
+    out->cases = calloc(count ? count : 1, sizeof *out->cases);
+    out->part = calloc(count ? count : 1, sizeof *out->part);
+    if (!out->cases || !out->part) {
+        pb_sweep_free(out);
+        return -1;
+    }
+    for (int p = 0; p < cfg->nparts; p++) {
+        struct pb_sweep one;
+        if (pb_sweep_expand(&cfg->parts[p], &one) != 0) {
+            pb_sweep_free(out);
+            return -1;
+        }
+        for (size_t i = 0; i < one.count; i++) {
+            out->cases[out->count] = one.cases[i];
+            out->part[out->count++] = p;
+        }
+        pb_sweep_free(&one);
+    }
+    return 0;
+}
+
 int pb_sweep_expand(const struct pb_config *cfg, struct pb_sweep *out) {
     out->count = 0;
     out->cases = NULL;
+    out->part = NULL;
+    if (cfg->nparts > 0) {
+        return expand_suite(cfg, out);
+    }
     size_t count = pb_sweep_count(cfg);
     if (count == 0) {
         return 0;
@@ -82,6 +117,8 @@ int pb_sweep_expand(const struct pb_config *cfg, struct pb_sweep *out) {
 
 void pb_sweep_free(struct pb_sweep *s) {
     free(s->cases);
+    free(s->part);
+    s->part = NULL;
     s->cases = NULL;
     s->count = 0;
 }

@@ -269,6 +269,127 @@ static void different_columns_or_duplicates_cannot_be_compared(void **state) {
     pb_results_table_free(&base);
 }
 
+static int run_compare_lines(const char *args, char *err_line, size_t len, bool *more_lines);
+static int run_compare(const char *args, char *err_line, size_t len);
+
+/* A suite's output (tests/data/compare/make_suite_fixtures.py): every primitive in one CSV,
+ * each row's axis columns blank where its primitive has no such axis. */
+static void suite_rows_join_on_blank_axes(void **state) {
+    (void)state;
+    struct pair_of_files f;
+    compare_files(DATA "suite_base.csv", DATA "suite_base.csv", &f);
+    /* 21 axis columns, the union of the six primitives' axes */
+    assert_int_equal(f.base.naxes, 21);
+    assert_int_equal(f.result.npairs, 133);
+    assert_int_equal(f.result.nonly_base + f.result.nonly_new, 0);
+    assert_int_equal(f.result.count[PB_VERDICT_SLOWER] + f.result.count[PB_VERDICT_FASTER] +
+                         f.result.count[PB_VERDICT_FAILING] + f.result.count[PB_VERDICT_UNCERTAIN],
+                     0);
+    /* every pair joins a row with itself: the same primitive, the same blanks */
+    for (size_t i = 0; i < f.result.npairs; i++) {
+        const struct pb_compare_pair *p = &f.result.pairs[i];
+        assert_int_equal(p->base_row, p->new_row);
+    }
+    /* descriptions leave the blank columns out */
+    const struct pb_compare_pair *p =
+        find_pair(&f, "graph=rmat vertices=16384 density=10 weights=int source=0", "sssp/cpu-heap");
+    assert_int_equal(p->verdict, PB_VERDICT_SAME);
+    p = find_pair(&f, "n=16777216 dtype=f32 distribution=uniform op=sum", "reduce/cpu");
+    assert_int_equal(p->verdict, PB_VERDICT_SAME);
+    assert_int_equal(pb_compare_exit_code(&f.result), 0);
+    free_files(&f);
+}
+
+static void suite_planted_slowdown_is_caught(void **state) {
+    (void)state;
+    struct pair_of_files f;
+    compare_files(DATA "suite_base.csv", DATA "suite_slower.csv", &f);
+    assert_int_equal(f.result.npairs, 133);
+    assert_int_equal(f.result.count[PB_VERDICT_SLOWER], 1);
+    assert_int_equal(f.result.count[PB_VERDICT_FAILING], 0);
+    const struct pb_compare_pair *p =
+        find_pair(&f, "graph=rmat vertices=16384 density=10 weights=int source=0", "sssp/cpu-heap");
+    assert_int_equal(p->verdict, PB_VERDICT_SLOWER);
+    assert_float_equal(p->change_pct, 20.0, 0.01);
+    /* the grid row of the same backend, and the other primitives' rows, are untouched */
+    p = find_pair(&f, "graph=grid vertices=16384 density=10 weights=int source=0", "sssp/cpu-heap");
+    assert_int_equal(p->verdict, PB_VERDICT_SAME);
+    assert_int_equal(pb_compare_exit_code(&f.result), 1);
+    char *text = NULL;
+    size_t len = 0;
+    FILE *out = open_memstream(&text, &len);
+    pb_compare_print(out, &f.base, &f.next, &f.result, &defaults);
+    fclose(out);
+    assert_non_null(strstr(text, "| graph=rmat vertices=16384 density=10 weights=int source=0 | "
+                                 "sssp/cpu-heap | 2.168 | 2.601 | +20.0 |"));
+    free(text);
+    free_files(&f);
+}
+
+/* A row's blank is a value of its own: a blank never matches a filled column. */
+static void suite_blank_does_not_match_a_value(void **state) {
+    (void)state;
+    char path[] = "/tmp/pb_compare_blank_XXXXXX";
+    int fd = mkstemp(path);
+    assert_true(fd >= 0);
+    FILE *f = fdopen(fd, "w");
+    FILE *in = fopen(DATA "suite_base.csv", "rb");
+    assert_non_null(in);
+    char line[4096];
+    bool changed = false;
+    while (fgets(line, sizeof line, in)) {
+        /* the RMAT sssp/cpu-heap row gets an n, which its primitive does not have */
+        if (strstr(line, ",rmat,") && strstr(line, ",sssp/cpu-heap,")) {
+            assert_int_equal(line[0], ',');
+            fputs("1024", f);
+            changed = true;
+        }
+        fputs(line, f);
+    }
+    assert_true(changed);
+    fclose(in);
+    fclose(f);
+    struct pair_of_files pf;
+    compare_files(DATA "suite_base.csv", path, &pf);
+    assert_int_equal(pf.result.npairs, 132);
+    assert_int_equal(pf.result.nonly_base, 1);
+    assert_int_equal(pf.result.nonly_new, 1);
+    char text[512];
+    pb_results_table_describe(&pf.next, pf.result.only_new[0], text, sizeof text);
+    assert_string_equal(text, "n=1024 graph=rmat vertices=16384 density=10 weights=int source=0");
+    free_files(&pf);
+    remove(path);
+}
+
+/* The old single-primitive gate's baseline against a suite's output: refused, saying why. */
+static void suite_against_single_primitive_baseline_is_refused(void **state) {
+    (void)state;
+    struct pb_results_table base, suite;
+    struct pb_compare_result r;
+    char err[1024] = "";
+    assert_int_equal(pb_results_table_load(DATA "base.csv", &base, err, sizeof err), 0);
+    assert_int_equal(pb_results_table_load(DATA "suite_base.csv", &suite, err, sizeof err), 0);
+    assert_int_equal(pb_compare_tables(&base, &suite, &defaults, &r, err, sizeof err), -1);
+    assert_non_null(strstr(err, DATA "suite_base.csv: column 'values' is not in " DATA
+                                     "base.csv: the column sets differ"));
+    assert_non_null(strstr(err, DATA "base.csv holds reduce; " DATA
+                                     "suite_base.csv holds reduce, multisplit, select, sort, sssp, "
+                                     "merge"));
+    assert_null(strchr(err, '\n'));
+    pb_results_table_free(&suite);
+    pb_results_table_free(&base);
+    char line[1024];
+    bool more;
+    assert_int_equal(
+        run_compare_lines(DATA "base.csv " DATA "suite_base.csv", line, sizeof line, &more), 2);
+    assert_non_null(strstr(line, "the column sets differ"));
+    assert_false(more);
+    assert_int_equal(run_compare(DATA "suite_base.csv " DATA "suite_slower.csv", line, sizeof line),
+                     1);
+    assert_int_equal(run_compare(DATA "suite_base.csv " DATA "suite_base.csv", line, sizeof line),
+                     0);
+}
+
 /* Runs bench compare; returns its exit code, with stderr's first line in err_line and whether
  * there were more in *more. */
 static int run_compare_lines(const char *args, char *err_line, size_t len, bool *more_lines) {
@@ -351,6 +472,10 @@ int main(int argc, char **argv) {
         cmocka_unit_test(unusable_files_are_rejected),
         cmocka_unit_test(different_columns_or_duplicates_cannot_be_compared),
         cmocka_unit_test(cli_exit_codes),
+        cmocka_unit_test(suite_rows_join_on_blank_axes),
+        cmocka_unit_test(suite_planted_slowdown_is_caught),
+        cmocka_unit_test(suite_blank_does_not_match_a_value),
+        cmocka_unit_test(suite_against_single_primitive_baseline_is_refused),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -115,14 +115,15 @@ static void expect_rejected_n(const char *path, int nlines, const char *const *e
     tried++;
 
     /* timeout: a FIFO or device must be refused, not waited on */
-    assert_int_equal(run_shell("timeout 60 '%s' validate '%s' >'%s' 2>'%s'", bench, path, out, err), 2);
+    assert_int_equal(run_shell("timeout 60 '%s' validate '%s' >'%s' 2>'%s'", bench, path, out, err),
+                     2);
     check_messages(path, err, nlines, expect);
     size_t len;
     free(slurp(out, &len));
     assert_int_equal(len, 0);
 
-    assert_int_equal(run_shell("timeout 60 '%s' run --no-progress --output '%s' '%s' >'%s' 2>'%s'", bench,
-                         csv, path, out, err),
+    assert_int_equal(run_shell("timeout 60 '%s' run --no-progress --output '%s' '%s' >'%s' 2>'%s'",
+                               bench, csv, path, out, err),
                      2);
     check_messages(path, err, nlines, expect);
     free(slurp(out, &len));
@@ -139,8 +140,8 @@ static void expect_rejected_n(const char *path, int nlines, const char *const *e
     struct stat before, after;
     assert_int_equal(stat(kept, &before), 0);
     assert_int_equal(run_shell("timeout 60 '%s' run --force --no-progress --output '%s' '%s' >'%s' "
-                         "2>'%s'",
-                         bench, kept, path, out, err),
+                               "2>'%s'",
+                               bench, kept, path, out, err),
                      2);
     check_messages(path, err, nlines, expect);
     assert_int_equal(stat(kept, &after), 0);
@@ -279,6 +280,46 @@ static void huge_sweep(void **state) {
     assert_non_null(
         strstr(text, ": ok: primitive reduce, 3 backends, 1200000 cases, 3600000 rows"));
     free(text);
+}
+
+/* Suites (a config with "parts"): a part's problems under parts[i], every problem of every
+ * part in one pass, nested suites, keys in the wrong place, no parts, and the case limit
+ * on the whole suite. */
+static void suites(void **state) {
+    (void)state;
+    expect_file("suite-bad-part.json",
+                "parts[1].sweep.bins: 0 is not a positive integer (expected an integer 1..65536)",
+                "parts[2].backends[0]: unknown backend 'pth' for primitive 'merge' (did you mean "
+                "'path'?)",
+                "parts[2].sweep.k[1]: \"x\" is not an integer",
+                "parts[3].sweep.segmnt: unknown axis 'segmnt' of primitive 'sort' (did you mean "
+                "'segment'?)",
+                "parts[3].cache: unknown cache mode 'warm'", "parts[4]: \"sort\" is not an object");
+    expect_file("suite-nested.json",
+                "parts[1].parts: a part cannot itself be a suite (suites do not nest)");
+    expect_file("suite-misplaced-keys.json",
+                "primitive: a suite (a config with \"parts\") has no primitive of its own",
+                "sweep: a suite (a config with \"parts\") has no sweep of its own",
+                "parts[0].output: belongs to the suite, not to a part");
+    expect_file("suite-empty.json", "parts: an empty list (a suite needs at least one part)");
+
+    char path[1200], out[512];
+    corpus(path, sizeof path, "suite-huge.json");
+    const char *const expect[] = {"parts: the parts expand to 1200000 cases in all (over the "
+                                  "limit of 1000000; use --force to run it anyway)"};
+    expect_rejected_n(path, 1, expect, false);
+    snprintf(out, sizeof out, "%s/stdout", work_dir);
+    assert_int_equal(run_shell("'%s' validate --force '%s' >'%s'", bench, path, out), 0);
+    char *text = slurp(out, NULL);
+    assert_non_null(strstr(text, ": ok: suite of 3 parts, 1200000 cases, 3600000 rows"));
+    assert_non_null(strstr(text, "\n  parts[2]: primitive reduce, 3 backends, 400000 cases"));
+    free(text);
+
+    /* A suite whose parts are sound but whose JSON is cut: the position, as for any file. */
+    char cut[512];
+    const char bytes[] = "{\"parts\": [{\"primitive\": \"reduce\"}";
+    make_file(cut, sizeof cut, "suite-cut.json", bytes, sizeof bytes - 1);
+    expect_rejected(cut, "line 1, column 35: malformed JSON: the file ends inside a value");
 }
 
 /* ---- generated here --------------------------------------------------------- */
@@ -507,13 +548,13 @@ int main(int argc, char **argv) {
     snprintf(kept, sizeof kept, "%s/out/kept.csv", work_dir);
     write_bytes(kept, "precious\n", 9);
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(malformed_json), cmocka_unit_test(empty_files),
-        cmocka_unit_test(wrong_types),    cmocka_unit_test(out_of_range),
-        cmocka_unit_test(duplicate_keys), cmocka_unit_test(unknown_names),
-        cmocka_unit_test(text_encoding),  cmocka_unit_test(huge_sweep),
-        cmocka_unit_test(not_utf8),       cmocka_unit_test(deep_nesting),
-        cmocka_unit_test(oversized_file), cmocka_unit_test(not_a_config_file),
-        cmocka_unit_test(kway_merge_files),
+        cmocka_unit_test(malformed_json),   cmocka_unit_test(empty_files),
+        cmocka_unit_test(wrong_types),      cmocka_unit_test(out_of_range),
+        cmocka_unit_test(duplicate_keys),   cmocka_unit_test(unknown_names),
+        cmocka_unit_test(text_encoding),    cmocka_unit_test(huge_sweep),
+        cmocka_unit_test(not_utf8),         cmocka_unit_test(deep_nesting),
+        cmocka_unit_test(oversized_file),   cmocka_unit_test(not_a_config_file),
+        cmocka_unit_test(kway_merge_files), cmocka_unit_test(suites),
     };
     int failed = cmocka_run_group_tests(tests, NULL, NULL);
     printf("hostile inputs tried: %d\n", tried);
