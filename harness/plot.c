@@ -74,6 +74,13 @@ static void order_x(struct layout *l) {
             l->xs[j - 1] = s;
         }
     bool positive = l->nx > 0 && l->xpos[0] > 0;
+    if (!positive && l->nx > 2 && l->xpos[1] > 0 && l->xpos[l->nx - 1] / l->xpos[1] >= 16) {
+        /* Sizes with a 0 that means something else (segment 0: the whole array): no log
+         * scale takes the 0, a linear one crowds the small sizes, so one slot per value. */
+        l->numeric = false;
+        for (int i = 0; i < l->nx; i++) l->xpos[i] = i;
+        return;
+    }
     bool spans = positive && l->xpos[l->nx - 1] / l->xpos[0] >= 16;
     const char *name = l->t->header.fields[l->x];
     l->log2x = spans && (pow2 || strcmp(name, "n") == 0);

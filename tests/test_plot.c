@@ -165,6 +165,40 @@ static void a_choice_axis_is_categorical(void **state) {
     remove_tree(dir);
 }
 
+/* A size axis holding 0 besides sizes spanning a range (sort's segment 0, the whole array):
+ * one slot per value, in numeric order. */
+static void sizes_with_a_zero_are_categorical(void **state) {
+    (void)state;
+    char dir[64], err[512], csv[128];
+    make_temp_dir(dir, sizeof dir);
+    snprintf(csv, sizeof csv, "%s/zero.csv", dir);
+    char *text = slurp(DATA, "base.csv", NULL);
+    FILE *f = fopen(csv, "w");
+    assert_non_null(f);
+    for (char *line = strtok(text, "\n"); line; line = strtok(NULL, "\n")) {
+        if (strncmp(line, "1024,", 5) == 0)
+            fprintf(f, "0%s\n", line + 4); /* n 1024 becomes 0 */
+        else
+            fprintf(f, "%s\n", line);
+    }
+    fclose(f);
+    free(text);
+    struct pb_plot_options o = {.metric = pb_metric_find("gelem_per_s")};
+    struct pb_plot_files files;
+    assert_int_equal(write_figures(csv, &o, dir, &files, err, sizeof err), 0);
+    char *gp = slurp(dir, "gelem_per_s_u32_sum.gp", NULL);
+    assert_null(strstr(gp, "logscale x"));
+    assert_non_null(strstr(gp, "set xrange [-0.5:2.5]\n"));
+    free(gp);
+    char *dat = slurp(dir, "gelem_per_s_u32_sum.dat", NULL);
+    const char *zero = strstr(dat, "\n\"0\"\t0\t"), *big = strstr(dat, "\n\"16777216\"\t2\t");
+    assert_non_null(zero);
+    assert_non_null(big);
+    free(dat);
+    pb_plot_files_free(&files);
+    remove_tree(dir);
+}
+
 static void bad_options_are_reported(void **state) {
     (void)state;
     char dir[64], err[512];
@@ -248,6 +282,7 @@ int main(int argc, char **argv) {
         cmocka_unit_test(renders_a_figure_per_panel_with_speedups),
         cmocka_unit_test(rows_that_are_not_ok_have_no_point),
         cmocka_unit_test(a_choice_axis_is_categorical),
+        cmocka_unit_test(sizes_with_a_zero_are_categorical),
         cmocka_unit_test(bad_options_are_reported),
         cmocka_unit_test(cli_without_gnuplot_writes_scripts_and_exits_2),
         cmocka_unit_test(cli_writes_to_plots_name_by_default),

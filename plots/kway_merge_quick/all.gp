@@ -1,0 +1,3 @@
+# Redraws every figure here: gnuplot all.gp
+load 'gelem_per_s.gp'
+load 'gelem_per_s-speedup.gp'

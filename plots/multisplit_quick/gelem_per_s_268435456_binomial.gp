@@ -1,0 +1,20 @@
+# Made by `bench plot` from results/h200/multisplit_quick.csv; edit freely, then run
+# `gnuplot gelem_per_s_268435456_binomial.gp` here to redraw the PNG and SVG. The .dat file holds a block per
+# backend (index 0, 1, ...): the bins value, its x coordinate, the value, its 95%
+# interval.
+reset
+set title 'multisplit: n=268435456 dtype=u32 distribution=binomial values=none bucket=range' noenhanced
+set xlabel 'bins' noenhanced
+set ylabel 'Gelem/s' noenhanced
+set logscale x 2
+set grid
+set key below noenhanced
+set bars small
+set terminal pngcairo size 960,600
+set output 'gelem_per_s_268435456_binomial.png'
+plot 'gelem_per_s_268435456_binomial.dat' index 0 using 2:3:4:5 with yerrorlines lw 1.5 title 'multisplit/auto', \
+     'gelem_per_s_268435456_binomial.dat' index 1 using 2:3:4:5 with yerrorlines lw 1.5 title 'multisplit/cub-sort'
+set terminal svg size 960,600 dynamic
+set output 'gelem_per_s_268435456_binomial.svg'
+replot
+unset output

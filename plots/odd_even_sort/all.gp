@@ -1,0 +1,13 @@
+# Redraws every figure here: gnuplot all.gp
+load 'gelem_per_s_67108864.gp'
+load 'gelem_per_s_67108864-speedup.gp'
+load 'gelem_per_s_65536.gp'
+load 'gelem_per_s_65536-speedup.gp'
+load 'gelem_per_s_262144.gp'
+load 'gelem_per_s_262144-speedup.gp'
+load 'gelem_per_s_1048576.gp'
+load 'gelem_per_s_1048576-speedup.gp'
+load 'gelem_per_s_4194304.gp'
+load 'gelem_per_s_4194304-speedup.gp'
+load 'gelem_per_s_16777216.gp'
+load 'gelem_per_s_16777216-speedup.gp'

@@ -1,0 +1,23 @@
+# Made by `bench plot` from results/h200/odd_even_sort.csv; edit freely, then run
+# `gnuplot gelem_per_s_262144.gp` here to redraw the PNG and SVG. The .dat file holds a block per
+# backend (index 0, 1, ...): the segment value, its x coordinate, the value, its 95%
+# interval.
+reset
+set title 'sort: n=262144 dtype=u32 distribution=uniform values=none order=ascending' noenhanced
+set xlabel 'segment' noenhanced
+set ylabel 'Gelem/s' noenhanced
+set xrange [-0.5:12.5]
+set logscale y
+set grid
+set key below noenhanced
+set bars small
+set terminal pngcairo size 960,600
+set output 'gelem_per_s_262144.png'
+plot 'gelem_per_s_262144.dat' index 0 using 2:3:4:5:xtic(1) with yerrorlines lw 1.5 title 'sort/odd-even-merge', \
+     'gelem_per_s_262144.dat' index 1 using 2:3:4:5:xtic(1) with yerrorlines lw 1.5 title 'sort/cub-segmented', \
+     'gelem_per_s_262144.dat' index 2 using 2:3:4:5:xtic(1) with yerrorlines lw 1.5 title 'sort/cub-radix', \
+     'gelem_per_s_262144.dat' index 3 using 2:3:4:5:xtic(1) with yerrorlines lw 1.5 title 'sort/cpu'
+set terminal svg size 960,600 dynamic
+set output 'gelem_per_s_262144.svg'
+replot
+unset output
