@@ -7,9 +7,9 @@
  *
  *  1. tiles_kernel (one block): how many tiles of kSize outputs each pair has, scanned,
  *     so that tile t knows its pair.
- *  2. split_kernel: one thread per tile finds where the tile starts and ends in its pair's
- *     two runs: binary searches along the tile's diagonals (merge path), ties to the left
- *     run, which is what keeps the merge stable (the left run holds the lower lists).
+ *  2. split_kernel: one warp per tile finds where the tile starts and ends in its pair's
+ *     two runs: 16-way searches along the tile's two diagonals (merge path), ties to the
+ *     left run, which is what keeps the merge stable (the left run holds the lower lists).
  *     Exact, so every tile is full but a pair's last. It leaves the tile a 16-byte
  *     descriptor, so that a merge block waits on one load before its keys'.
  *  3. merge_kernel: one block per tile loads the tile's two stretches striped (each
@@ -31,10 +31,14 @@
 
 #include "merge_gpu.h"
 #include "merge_keys.cuh"
+#include "merge_search.cuh"
 
 namespace pb_merge_path {
 namespace {
 
+using pb::merge::kary_narrow;
+using pb::merge::kary_probe;
+using pb::merge::kary_step;
 using pb::merge::ordered_bits;
 
 /* #pragma unroll in code the host compiler sees too */
@@ -44,6 +48,7 @@ using pb::merge::ordered_bits;
 #define PB_UNROLL
 #endif
 
+constexpr unsigned FULL = 0xffffffffu;
 constexpr int kThreads = 512;             /* merge blocks */
 constexpr int kPlanThreads = 1024;        /* the one tiles_kernel block */
 constexpr uint32_t kMaxRoundLists = 4096; /* 12 rounds */
@@ -193,26 +198,6 @@ __device__ inline uint32_t pair_of_tile(const uint32_t *__restrict__ tile_start,
     return lo;
 }
 
-/* How many of the first d0 and of the first d1 outputs of merging A (na) with B (nb) come
- * from A, ties to A: binary searches along the two diagonals (merge path), side by side so
- * that their loads overlap. */
-template <class K>
-__device__ inline uint2 diagonal_splits(const K *__restrict__ A, uint32_t na,
-                                        const K *__restrict__ B, uint32_t nb, uint32_t d0,
-                                        uint32_t d1) {
-    uint32_t lo0 = d0 > nb ? d0 - nb : 0, hi0 = d0 < na ? d0 : na;
-    uint32_t lo1 = d1 > nb ? d1 - nb : 0, hi1 = d1 < na ? d1 : na;
-    while (lo0 < hi0 || lo1 < hi1) {
-        const uint32_t m0 = (lo0 + hi0) >> 1, m1 = (lo1 + hi1) >> 1;
-        const bool go0 = lo0 < hi0, go1 = lo1 < hi1;
-        const bool below0 = go0 && B[d0 - 1 - m0] < A[m0];
-        const bool below1 = go1 && B[d1 - 1 - m1] < A[m1];
-        if (go0) below0 ? (void)(hi0 = m0) : (void)(lo0 = m0 + 1);
-        if (go1) below1 ? (void)(hi1 = m1) : (void)(lo1 = m1 + 1);
-    }
-    return make_uint2(lo0, lo1);
-}
-
 /* What merge_kernel's block t needs, in one 16-byte load (a chain of dependent loads before
  * the keys' would stall every block): where its stretch of the left run starts (from_a),
  * where its stretch of the right run starts (from_b), where its output starts (to), and
@@ -221,26 +206,46 @@ struct Desc {
     uint32_t from_a, from_b, to, la_d;
 };
 
-/* desc[t] for t < max_tiles: tile t's both ends searched side by side. */
+/* desc[t] for t < max_tiles, a warp a tile: half-warp h finds where diagonal h (the tile's
+ * start, its end) crosses the pair's runs (merge path: how many of the first d outputs come
+ * from the left run, ties to it), 16 probes a step, so about log17 of a run's length
+ * dependent loads (7 at 2^27) instead of log2 (27). one_pair_tiles: the round's only
+ * pair's tile count (no tile_start then), else 0. */
 template <class K>
-__global__ void split_kernel(const K *__restrict__ keys, const uint64_t *__restrict__ offsets,
-                             uint32_t k, int r, uint32_t pairs,
-                             const uint32_t *__restrict__ tile_start, uint32_t max_tiles,
-                             uint4 *__restrict__ desc) {
-    const uint32_t t = blockIdx.x * blockDim.x + threadIdx.x;
-    if (t >= max_tiles) return;
-    if (t >= tile_start[pairs]) {
-        desc[t] = make_uint4(0, 0, 0, 0);
+__global__ void __launch_bounds__(256)
+    split_kernel(const K *__restrict__ keys, const uint64_t *__restrict__ offsets, uint32_t k,
+                 int r, uint32_t pairs, const uint32_t *__restrict__ tile_start,
+                 uint32_t one_pair_tiles, uint32_t max_tiles, uint4 *__restrict__ desc) {
+    constexpr uint32_t kLanes = 16;
+    const uint32_t t = (blockIdx.x * blockDim.x + threadIdx.x) >> 5;
+    const uint32_t lane = threadIdx.x & 31, half = lane >> 4, j = lane & 15;
+    if (t >= max_tiles) return; /* the whole warp */
+    const uint32_t total = one_pair_tiles ? one_pair_tiles : tile_start[pairs];
+    if (t >= total) {
+        if (lane == 0) desc[t] = make_uint4(0, 0, 0, 0);
         return;
     }
-    const uint32_t q = pair_of_tile(tile_start, pairs, t);
+    const uint32_t q = one_pair_tiles ? 0 : pair_of_tile(tile_start, pairs, t);
+    const uint32_t first = one_pair_tiles ? 0 : tile_start[q];
     const Pair p = pair_of(offsets, k, r, q);
     const uint32_t na = p.a1 - p.a0, nb = p.b1 - p.a1;
-    const uint32_t d0 = (t - tile_start[q]) * Tile<K>::kSize;
+    const uint32_t d0 = (t - first) * Tile<K>::kSize;
     const uint32_t D = na + nb - d0 < Tile<K>::kSize ? na + nb - d0 : Tile<K>::kSize;
     const K *A = keys + p.a0, *B = keys + p.a1;
-    const uint2 s = diagonal_splits(A, na, B, nb, d0, d0 + D);
-    desc[t] = make_uint4(p.a0 + s.x, p.a1 + (d0 - s.x), p.a0 + d0, (s.y - s.x) << 16 | D);
+    const uint32_t d = half ? d0 + D : d0;
+    uint32_t lo = d > nb ? d - nb : 0, hi = d < na ? d : na;
+    const unsigned mask = 0xffffu << (half * 16);
+    while (__any_sync(FULL, lo < hi)) {
+        const bool open = lo < hi;
+        const uint32_t step = open ? kary_step(lo, hi, kLanes) : 0;
+        const uint64_t i = kary_probe(lo, step, j);
+        const bool holds = !open || i >= hi || B[d - 1 - (uint32_t)i] < A[(uint32_t)i];
+        const uint32_t f = (uint32_t)__popc(__ballot_sync(FULL, !holds) & mask);
+        if (open) kary_narrow(lo, hi, step, f, kLanes);
+    }
+    const uint32_t end = __shfl_sync(FULL, lo, 16);
+    if (lane == 0)
+        desc[t] = make_uint4(p.a0 + lo, p.a1 + (d0 - lo), p.a0 + d0, (end - lo) << 16 | D);
 }
 
 /* Block t merges tile t, as desc[t] says. */
@@ -413,9 +418,14 @@ cudaError_t run_rounds(const pb_merge_args *a, const Plan &p, const Scratch &s, 
         K *dst = last ? static_cast<K *>(a->out_keys) : static_cast<K *>(s.keys[(r - 1) & 1]);
         uint32_t *vdst = !pairs ? nullptr : last ? a->out_values : s.values[(r - 1) & 1];
         const uint32_t pairs_r = (uint32_t)((a->k + (1ull << r) - 1) >> r);
-        tiles_kernel<K><<<1, kPlanThreads, 0, stream>>>(a->offsets, a->k, r, pairs_r, s.tile_start);
-        split_kernel<K><<<(p.max_tiles + 63) / 64, 64, 0, stream>>>(
-            src, a->offsets, a->k, r, pairs_r, s.tile_start, p.max_tiles, s.desc);
+        /* a round of one pair (the last) needs no tile table */
+        const uint32_t one =
+            pairs_r == 1 ? (uint32_t)((a->n + Tile<K>::kSize - 1) / Tile<K>::kSize) : 0;
+        if (!one)
+            tiles_kernel<K>
+                <<<1, kPlanThreads, 0, stream>>>(a->offsets, a->k, r, pairs_r, s.tile_start);
+        split_kernel<K><<<(unsigned)(((uint64_t)p.max_tiles * 32 + 255) / 256), 256, 0, stream>>>(
+            src, a->offsets, a->k, r, pairs_r, s.tile_start, one, p.max_tiles, s.desc);
         if (pairs)
             merge_kernel<K, true>
                 <<<p.max_tiles, kThreads, p.merge_smem, stream>>>(src, vsrc, s.desc, dst, vdst);
