@@ -198,13 +198,10 @@ __device__ inline uint32_t pair_of_tile(const uint32_t *__restrict__ tile_start,
     return lo;
 }
 
-/* What merge_kernel's block t needs, in one 16-byte load (a chain of dependent loads before
- * the keys' would stall every block): where its stretch of the left run starts (from_a),
- * where its stretch of the right run starts (from_b), where its output starts (to), and
- * packed, the left stretch's length and the tile's (0: no tile). */
-struct Desc {
-    uint32_t from_a, from_b, to, la_d;
-};
+/* A tile's descriptor, what merge_kernel's block t needs in one 16-byte load (a chain of
+ * dependent loads before the keys' would stall every block), as a uint4: x where its
+ * stretch of the left run starts, y where its stretch of the right run starts, z where its
+ * output starts, w the left stretch's length << 16 | the tile's (0: no tile). */
 
 /* desc[t] for t < max_tiles, a warp a tile: half-warp h finds where diagonal h (the tile's
  * start, its end) crosses the pair's runs (merge path: how many of the first d outputs come
