@@ -272,15 +272,18 @@ static void check_sweep(const struct pb_config *cfg, const struct axes_state *st
         check_group_repeats(cfg, dims[k].axes, dims[k].naxes, zip_index, d);
         cases *= dims[k].length;
     }
-    /* cases is a double: the product of several axes of 10^5 values overflows 64 bits. */
+    pb_config_check_cases(d, "sweep", "expands to", "", cases, allow_huge);
+}
+
+/* cases is a double: the product of several axes of 10^5 values overflows 64 bits. */
+void pb_config_check_cases(struct pb_diag *d, const char *path, const char *verb, const char *scope,
+                           double cases, bool allow_huge) {
     if (cases > PB_CONFIG_SWEEP_HARD_LIMIT) {
-        pb_diag_add(d, "sweep",
-                    "expands to %.0f cases (over the hard limit of %d, even with --force)", cases,
-                    PB_CONFIG_SWEEP_HARD_LIMIT);
+        pb_diag_add(d, path, "%s %.0f cases%s (over the hard limit of %d, even with --force)", verb,
+                    cases, scope, PB_CONFIG_SWEEP_HARD_LIMIT);
     } else if (cases > PB_CONFIG_SWEEP_LIMIT && !allow_huge) {
-        pb_diag_add(d, "sweep",
-                    "expands to %.0f cases (over the limit of %d; use --force to run it anyway)",
-                    cases, PB_CONFIG_SWEEP_LIMIT);
+        pb_diag_add(d, path, "%s %.0f cases%s (over the limit of %d; use --force to run it anyway)",
+                    verb, cases, scope, PB_CONFIG_SWEEP_LIMIT);
     }
 }
 

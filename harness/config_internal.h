@@ -84,6 +84,10 @@ bool pb_axis_values_default(const struct pb_axis *axis, const char *path, struct
 /* Reads "sweep" and "zip" into cfg->axis, zip_group and nzip; needs cfg->primitive
  * (when it is NULL only the shapes of both are checked). allow_huge lifts the soft limit
  * on the number of cases. */
+/* Refuses a sweep of more cases than the limits allow (the soft one unless allow_huge):
+ * "<verb> N cases<scope> (over the ... limit ...)" under path. */
+void pb_config_check_cases(struct pb_diag *d, const char *path, const char *verb, const char *scope,
+                           double cases, bool allow_huge);
 void pb_config_parse_axes(const cJSON *root, struct pb_config *cfg, bool allow_huge,
                           struct pb_diag *d);
 

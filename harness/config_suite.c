@@ -112,17 +112,7 @@ static void check_whole(const struct pb_config *suite, bool allow_huge, struct p
         }
         cases += (double)pb_sweep_count(&suite->parts[i]);
     }
-    if (cases > PB_CONFIG_SWEEP_HARD_LIMIT) {
-        pb_diag_add(d, "parts",
-                    "the parts expand to %.0f cases in all (over the hard limit of %d, even "
-                    "with --force)",
-                    cases, PB_CONFIG_SWEEP_HARD_LIMIT);
-    } else if (cases > PB_CONFIG_SWEEP_LIMIT && !allow_huge) {
-        pb_diag_add(d, "parts",
-                    "the parts expand to %.0f cases in all (over the limit of %d; use --force "
-                    "to run it anyway)",
-                    cases, PB_CONFIG_SWEEP_LIMIT);
-    }
+    pb_config_check_cases(d, "parts", "the parts expand to", " in all", cases, allow_huge);
     struct pb_columns cols;
     if (pb_columns_from_config(suite, &cols) != 0) {
         pb_diag_add(d, "parts",
