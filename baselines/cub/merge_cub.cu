@@ -103,6 +103,12 @@ cudaError_t tree(const pb_merge_args *a, void *temp, size_t &temp_bytes, cudaStr
     return cudaSuccess;
 }
 
+/* The tree's ping-pong buffers at the scratch's start: two of keys, two of values (pairs);
+ * `tree` carves them in this layout, CUB's temporary storage follows. */
+template <class T> size_t tree_buffers(const pb_merge_args *a) {
+    return 2 * aligned(a->n * sizeof(T) + 1) + (a->values ? 2 * aligned(a->n * 4 + 4) : 0);
+}
+
 template <class F> int dispatch(const pb_merge_args *a, F &&f) {
     return pb::with_dtype<PB_MERGE_KEY_TYPES>(a->dtype, f);
 }
@@ -131,9 +137,7 @@ extern "C" int pb_merge_cub_tree_plan(const pb_merge_args *a, size_t *scratch_by
         using T = decltype(t);
         size_t temp = 0;
         cudaError_t e = tree<T>(a, nullptr, temp, 0);
-        size_t buffers =
-            2 * aligned(a->n * sizeof(T) + 1) + (a->values ? 2 * aligned(a->n * 4 + 4) : 0);
-        *scratch_bytes = buffers + temp;
+        *scratch_bytes = tree_buffers<T>(a) + temp;
         return (int)e;
     });
 }
@@ -141,8 +145,7 @@ extern "C" int pb_merge_cub_tree_plan(const pb_merge_args *a, size_t *scratch_by
 extern "C" int pb_merge_cub_tree_launch(const pb_merge_args *a, cudaStream_t stream) {
     return dispatch(a, [&](auto t) {
         using T = decltype(t);
-        size_t buffers =
-            2 * aligned(a->n * sizeof(T) + 1) + (a->values ? 2 * aligned(a->n * 4 + 4) : 0);
+        const size_t buffers = tree_buffers<T>(a);
         size_t temp = a->scratch_bytes - buffers;
         return (int)tree<T>(a, (char *)a->scratch + buffers, temp, stream);
     });
