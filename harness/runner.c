@@ -23,6 +23,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "device.h"
@@ -762,6 +763,8 @@ int pb_experiment_run(const struct pb_config *cfg, struct pb_run_options *opt) {
     char meta_path[4200];
     snprintf(meta_path, sizeof meta_path, "%s.meta.json", cfg->output);
     struct experiment x = {.cfg = cfg, .opt = opt, .shard = opt->shard};
+    struct timespec started_at;
+    clock_gettime(CLOCK_MONOTONIC, &started_at);
     if (pb_columns_from_config(cfg, &x.columns) != 0) {
         fprintf(stderr, "bench: %s: more axis columns than an output holds\n", cfg->path);
         return 2;
@@ -873,11 +876,20 @@ int pb_experiment_run(const struct pb_config *cfg, struct pb_run_options *opt) {
             summary[i].status == PB_STATUS_TIMEOUT)
             status = 1;
     free(summary);
+    /* The wall time, so that a run spread over devices can be set against one on a single
+     * device. */
+    struct timespec ended_at;
+    clock_gettime(CLOCK_MONOTONIC, &ended_at);
+    double wall_s = (double)(ended_at.tv_sec - started_at.tv_sec) +
+                    1e-9 * (double)(ended_at.tv_nsec - started_at.tv_nsec);
+    char spread[32] = "";
+    if (nworkers > 1) snprintf(spread, sizeof spread, " over %d devices", nworkers);
     if (x.done.exists)
-        fprintf(stderr, "bench: wrote %s (%zu new rows after %zu kept) and %s\n", cfg->output,
-                x.nrows, x.done.count, meta_path);
+        fprintf(stderr, "bench: wrote %s (%zu new rows after %zu kept, in %.1f s%s) and %s\n",
+                cfg->output, x.nrows, x.done.count, wall_s, spread, meta_path);
     else
-        fprintf(stderr, "bench: wrote %s (%zu rows) and %s\n", cfg->output, x.nrows, meta_path);
+        fprintf(stderr, "bench: wrote %s (%zu rows in %.1f s%s) and %s\n", cfg->output, x.nrows,
+                wall_s, spread, meta_path);
     if (x.stop != STOP_NONE) {
         char command[4096];
         resume_command(opt, command, sizeof command);

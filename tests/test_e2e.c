@@ -16,18 +16,12 @@
 
 #include <cmocka.h>
 
-#include "shell.h"
-#include <cuda_runtime_api.h>
-
 #include "csv.h"
+#include "gpu_skip.h"
+#include "shell.h"
 
 static const char *bench, *smoke_config, *nvtx_recorder;
 static char work_dir[256];
-
-static bool have_gpu(void) {
-    int count = 0;
-    return cudaGetDeviceCount(&count) == cudaSuccess && count > 0;
-}
 
 static int column(const struct pb_csv_record *header, const char *name) {
     for (int i = 0; i < header->count; i++)

@@ -115,7 +115,7 @@ __global__ void __launch_bounds__(kGridThreads)
 }
 
 struct Planner {
-    uint32_t n;
+    uint32_t n, block_max_vertices;
     struct pb_sssp_butterfly_plan *plan;
     template <class Dist> int operator()() const {
         int device = 0, optin = 0, sms = 0, per_sm = 0;
@@ -129,6 +129,7 @@ struct Planner {
         size_t static_shared = sizeof(unsigned long long) * 2 * kBlockWarps;
         *plan = {};
         if ((uint64_t)n <= (uint64_t)kMaxOwned * kBlockThreads &&
+            (block_max_vertices == 0 || n <= block_max_vertices) &&
             shared + static_shared <= (size_t)optin) {
             plan->single_block = 1;
             plan->shared_bytes = shared;
@@ -178,9 +179,9 @@ struct Launcher {
 } // namespace
 } // namespace pb_sssp
 
-extern "C" int pb_sssp_butterfly_plan(uint32_t n, bool is_float,
+extern "C" int pb_sssp_butterfly_plan(uint32_t n, bool is_float, uint32_t block_max_vertices,
                                       struct pb_sssp_butterfly_plan *plan) {
-    return pb_sssp::with_dist(is_float, pb_sssp::Planner{n, plan});
+    return pb_sssp::with_dist(is_float, pb_sssp::Planner{n, block_max_vertices, plan});
 }
 
 extern "C" int pb_sssp_butterfly_launch(const struct pb_sssp_device_graph *g, bool is_float,

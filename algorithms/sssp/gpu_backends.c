@@ -18,6 +18,13 @@ struct gpu_state {
 
 static const struct pb_sssp_input *input_of(const struct pb_run *r) { return r->in->extra; }
 
+/* A testing knob: the vertex count above which dijkstra-butterfly takes its cooperative
+ * grid path (unset or 0: when the distances no longer fit in one block). */
+static uint32_t block_max_vertices(void) {
+    const char *text = getenv("PB_SSSP_BLOCK_MAX_VERTICES");
+    return text ? (uint32_t)strtoul(text, NULL, 10) : 0;
+}
+
 static int gpu_prepare(struct pb_run *r, enum gpu_kind kind) {
     const struct pb_sssp_input *x = input_of(r);
     const uint32_t n = x->graph.n;
@@ -32,7 +39,8 @@ static int gpu_prepare(struct pb_run *r, enum gpu_kind kind) {
     size_t scratch = 0;
     switch (kind) {
     case KIND_BUTTERFLY:
-        if (pb_run_cuda_failed(r, pb_sssp_butterfly_plan(n, x->graph.is_float, &s->butterfly),
+        if (pb_run_cuda_failed(r, pb_sssp_butterfly_plan(n, x->graph.is_float, block_max_vertices(),
+                                                          &s->butterfly),
                                "plan"))
             return -1;
         scratch = s->butterfly.scratch_bytes;

@@ -111,14 +111,17 @@ struct pb_sssp_gpu_out {
 };
 
 /* dijkstra-butterfly: one block when the distances fit in its shared memory, else a
- * cooperative grid. */
+ * cooperative grid. block_max_vertices (0: as many as fit) lowers the switch, so that the
+ * grid path can be checked on graphs small enough for compute-sanitizer (the backend
+ * takes it from PB_SSSP_BLOCK_MAX_VERTICES). */
 struct pb_sssp_butterfly_plan {
     int single_block;     /* 1: one block of shared-memory distances */
     size_t shared_bytes;  /* dynamic shared memory of the single-block kernel */
     int grid;             /* blocks of the cooperative kernel */
     size_t scratch_bytes; /* device scratch */
 };
-int pb_sssp_butterfly_plan(uint32_t n, bool is_float, struct pb_sssp_butterfly_plan *plan);
+int pb_sssp_butterfly_plan(uint32_t n, bool is_float, uint32_t block_max_vertices,
+                           struct pb_sssp_butterfly_plan *plan);
 int pb_sssp_butterfly_launch(const struct pb_sssp_device_graph *g, bool is_float, uint32_t source,
                              const struct pb_sssp_butterfly_plan *plan, void *scratch,
                              struct pb_sssp_gpu_out out, cudaStream_t stream);

@@ -1,4 +1,5 @@
-/* GPU tests skip (exit 77, Meson's code for a skipped test) where there is no GPU. */
+/* GPU tests skip (exit 77, Meson's code for a skipped test) where there is no GPU; tests
+ * that run either way ask have_gpu() which outcome a GPU row should have. */
 #ifndef PB_TEST_GPU_SKIP_H
 #define PB_TEST_GPU_SKIP_H
 
@@ -6,6 +7,13 @@
 #include <stdlib.h>
 
 #include <cuda_runtime_api.h>
+
+#include <stdbool.h>
+
+static inline bool have_gpu(void) {
+    int count = 0;
+    return cudaGetDeviceCount(&count) == cudaSuccess && count > 0;
+}
 
 static inline void skip_without_gpu(void) {
     int count = 0;

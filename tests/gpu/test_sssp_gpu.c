@@ -24,8 +24,7 @@ static bool small; /* PB_TEST_SMALL: under compute-sanitizer, fewer and smaller 
 
 static const struct pb_primitive *sssp(void) { return pb_registry_find_primitive("sssp"); }
 
-static void edge_graphs(void **state) {
-    (void)state;
+static void check_edge_graphs(void) {
     for (size_t i = 0; i < COUNT(sssp_edge_graphs); i++)
         for (int fl = 0; fl < 2; fl++) {
             struct pb_input in;
@@ -79,12 +78,30 @@ static void generated_graphs(void **state) {
     }
 }
 
+static void edge_graphs(void **state) {
+    (void)state;
+    check_edge_graphs();
+}
+
+/* dijkstra-butterfly's cooperative grid path on graphs small enough for compute-sanitizer:
+ * the knob sends every graph above one vertex to it. */
+static void grid_path_on_small_graphs(void **state) {
+    (void)state;
+    setenv("PB_SSSP_BLOCK_MAX_VERTICES", "1", 1);
+    check_edge_graphs();
+    check("grid", 1000, 1, "int", 0);
+    check("rmat", 1024, 1, "float", 3);
+    check("random", 300, 250, "int", 0);
+    unsetenv("PB_SSSP_BLOCK_MAX_VERTICES");
+}
+
 /* Past one block's shared memory (65536 distances are 256 KiB): dijkstra-butterfly's
  * cooperative grid; and frontier alone past the step loops' 65536 vertices. */
 static void larger_graphs(void **state) {
     (void)state;
     if (small) { /* 65536 grid-wide steps of dijkstra-butterfly: hours under a sanitizer */
-        printf("larger_graphs: not run under PB_TEST_SMALL (the cooperative grid path)\n");
+        printf("larger_graphs: not run under PB_TEST_SMALL (grid_path_on_small_graphs checks "
+               "the cooperative grid path)\n");
         return;
     }
     check("grid", 65536, 1, "int", 0);
@@ -101,6 +118,7 @@ int main(void) {
         cmocka_unit_test(edge_graphs),
         cmocka_unit_test(rome99),
         cmocka_unit_test(generated_graphs),
+        cmocka_unit_test(grid_path_on_small_graphs),
         cmocka_unit_test(larger_graphs),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
