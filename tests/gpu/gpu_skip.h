@@ -1,5 +1,6 @@
 /* GPU tests skip (exit 77, Meson's code for a skipped test) where there is no GPU; tests
- * that run either way ask have_gpu() which outcome a GPU row should have. */
+ * that run either way ask have_gpu() which outcome a GPU row should have. Include after
+ * <cmocka.h>. */
 #ifndef PB_TEST_GPU_SKIP_H
 #define PB_TEST_GPU_SKIP_H
 
@@ -23,6 +24,15 @@ static inline void skip_without_gpu(void) {
                err != cudaSuccess ? cudaGetErrorString(err) : "0 devices");
         exit(77);
     }
+}
+
+/* A GPU test's first call: skip without a GPU; PB_TEST_FILTER (a cmocka pattern, '*'
+ * allowed) runs only the matching tests, so that a sanitizer run can split a long program
+ * into jobs. */
+static inline void gpu_test_start(void) {
+    skip_without_gpu();
+    const char *only = getenv("PB_TEST_FILTER");
+    if (only && *only) cmocka_set_test_filter(only);
 }
 
 #endif

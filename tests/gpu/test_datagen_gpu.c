@@ -111,7 +111,7 @@ static void test_empty_launches_nothing(void **state) {
 }
 
 int main(void) {
-    skip_without_gpu(); /* exits 77 before any test runs */
+    gpu_test_start(); /* exits 77 before any test runs */
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_every_type_distribution_and_size),
         cmocka_unit_test(test_unaligned_output),

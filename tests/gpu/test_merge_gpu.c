@@ -174,7 +174,7 @@ static void seed_like(void **state) {
 }
 
 int main(void) {
-    skip_without_gpu();
+    gpu_test_start();
     small = getenv("PB_TEST_SMALL") != NULL;
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(one_and_two_lists), cmocka_unit_test(all_empty_but_one),

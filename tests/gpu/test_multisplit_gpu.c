@@ -83,7 +83,7 @@ static void large_inputs(void **state) {
 }
 
 int main(void) {
-    skip_without_gpu();
+    gpu_test_start();
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(small_and_degenerate),
         cmocka_unit_test(every_type_bucket_and_bin_count),

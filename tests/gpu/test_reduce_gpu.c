@@ -94,7 +94,7 @@ static void negative_values_and_argmin_ties(void **state) {
 }
 
 int main(void) {
-    skip_without_gpu();
+    gpu_test_start();
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(odd_sizes_every_type_and_op),
         cmocka_unit_test(negative_values_and_argmin_ties),

@@ -168,7 +168,7 @@ static void large_inputs(void **state) {
 }
 
 int main(void) {
-    skip_without_gpu();
+    gpu_test_start();
     small = getenv("PB_TEST_SMALL") != NULL;
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(degenerate),       cmocka_unit_test(ties),

@@ -145,7 +145,7 @@ static void whole_arrays(void **state) {
 }
 
 int main(void) {
-    skip_without_gpu();
+    gpu_test_start();
     small = getenv("PB_TEST_SMALL") != NULL;
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(every_short_length), cmocka_unit_test(long_lengths),

@@ -112,7 +112,7 @@ static void larger_graphs(void **state) {
 }
 
 int main(void) {
-    skip_without_gpu();
+    gpu_test_start();
     small = getenv("PB_TEST_SMALL") != NULL;
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(edge_graphs),
