@@ -96,7 +96,7 @@ static void types_and_orders(void **state) {
     const char *const dtypes[] = {"u8",  "u16", "u32", "u64", "i8",
                                   "i16", "i32", "i64", "f32", "f64"};
     const int64_t ks[] = {1, 32, 1024, 65536};
-    const int64_t n = small ? 70001 : 300007;
+    const int64_t n = small ? 20011 : 300007;
     for (size_t t = 0; t < COUNT(dtypes); t++)
         for (size_t k = 0; k < (small ? 2 : COUNT(ks)); k++) {
             check(n, 1, dtypes[t], "sparse", ks[k], "fixed", "min", "unordered", "no");
@@ -110,11 +110,12 @@ static void batched(void **state) {
     (void)state;
     check(1000, 37, "u32", "sparse", 32, "fixed", "min", "unordered", "yes");
     /* (small: fewer rows, since select/radix-rowloop launches once a row) */
-    check(small ? 10007 : 100000, small ? 10 : 300, "f32", "sparse", 32, "fixed", "min", "sorted",
+    check(small ? 3001 : 100000, small ? 4 : 300, "f32", "sparse", 32, "fixed", "min", "sorted",
           "yes");
-    check(9999, small ? 5 : 20, "i64", "dense", 500, "fixed", "max", "unordered", "yes");
-    check(777, small ? 9 : 65, "u8", "all-equal", 1, "half", "min", "sorted", "yes");
-    check(3, small ? 100 : 1000, "i32", "sparse", 2, "fixed", "max", "sorted", "yes");
+    check(small ? 2999 : 9999, small ? 3 : 20, "i64", "dense", 500, "fixed", "max", "unordered",
+          "yes");
+    check(777, small ? 4 : 65, "u8", "all-equal", 1, "half", "min", "sorted", "yes");
+    check(3, small ? 20 : 1000, "i32", "sparse", 2, "fixed", "max", "sorted", "yes");
 }
 
 /* Extremes, zero, -1, -0.0 and +0.0, infinities, NaN of both signs and denormals. */
@@ -122,7 +123,7 @@ static void special_values(void **state) {
     (void)state;
     const char *const dtypes[] = {"u8",  "u16", "u32", "u64", "i8",
                                   "i16", "i32", "i64", "f32", "f64"};
-    const uint64_t n = small ? 20011 : 200003, rows = 3;
+    const uint64_t n = small ? 5003 : 200003, rows = 3;
     void *keys = malloc(n * rows * 8);
     for (size_t t = 0; t < COUNT(dtypes); t++) {
         enum pb_dtype dt;

@@ -60,6 +60,10 @@ static void check(const char *graph, int64_t n, int64_t density, const char *wei
 
 static void rome99(void **state) {
     (void)state;
+    if (small) { /* 3353 steps a backend: the kernels of generated_graphs, far slower */
+        printf("rome99: not run under PB_TEST_SMALL (generated_graphs runs the same kernels)\n");
+        return;
+    }
     check("rome99", 1, 1, "int", 0);
     check("rome99", 1, 1, "float", 2000);
 }
@@ -68,13 +72,13 @@ static void generated_graphs(void **state) {
     (void)state;
     const char *const weights[] = {"int", "float"};
     for (int w = 0; w < 2; w++) {
-        check("grid", small ? 1000 : 10007, 1, weights[w], 0);
+        check("grid", small ? 300 : 10007, 1, weights[w], 0);
         check("grid", 1, 1, weights[w], 0);
-        check("random", small ? 300 : 2000, 2, weights[w], 5); /* unreachable parts */
-        check("random", small ? 300 : 3000, 250, weights[w], 0);
-        check("rmat", small ? 1024 : 16384, 1, weights[w], 0);
-        check("rmat", small ? 1000 : 20000, 1, weights[w], 77);
-        check("complete", small ? 100 : 700, 1, weights[w], 1);
+        check("random", small ? 200 : 2000, 2, weights[w], 5); /* unreachable parts */
+        check("random", small ? 200 : 3000, 250, weights[w], 0);
+        check("rmat", small ? 256 : 16384, 1, weights[w], 0);
+        check("rmat", small ? 300 : 20000, 1, weights[w], 77);
+        check("complete", small ? 64 : 700, 1, weights[w], 1);
     }
 }
 
@@ -89,9 +93,9 @@ static void grid_path_on_small_graphs(void **state) {
     (void)state;
     setenv("PB_SSSP_BLOCK_MAX_VERTICES", "1", 1);
     check_edge_graphs();
-    check("grid", 1000, 1, "int", 0);
-    check("rmat", 1024, 1, "float", 3);
-    check("random", 300, 250, "int", 0);
+    check("grid", small ? 200 : 1000, 1, "int", 0);
+    check("rmat", small ? 256 : 1024, 1, "float", 3);
+    check("random", small ? 128 : 300, 250, "int", 0);
     unsetenv("PB_SSSP_BLOCK_MAX_VERTICES");
 }
 
