@@ -6,6 +6,7 @@
 
 #include "bucket_rules.h"
 #include "datagen.h"
+#include "input_keys.h"
 #include "multisplit.h"
 
 static const char *const multisplit_dtypes[] = {"u32", "i32", "u64", "f32", NULL};
@@ -199,59 +200,34 @@ static int multisplit_make_input(const struct pb_case *c, bool want_device, stru
                                .seed = c->seed,
                                .stream = pb_case_input_stream(c),
                                .unique = 16};
-    size_t bytes = spec.n * pb_dtype_size(spec.dtype);
-    memset(in, 0, sizeof *in);
-    in->n = spec.n;
-    in->dtype = spec.dtype;
+    if (pb_input_keys_host(in, &spec, err, err_len) != 0) return -1;
     struct pb_multisplit_extra *x = calloc(1, sizeof *x);
     in->extra = x;
-    in->host = malloc(bytes);
-    if (!x || !in->host) {
-        snprintf(err, err_len, "cannot allocate %.2f GiB of host memory for the input",
-                 bytes / 1073741824.0);
-        return -1;
-    }
-    x->pairs = case_pairs(c);
-    pb_generate_host(&spec, in->host);
-    pb_key_range_of(spec.dtype, in->host, spec.n, &x->range);
     size_t ks = pb_dtype_size(spec.dtype);
-    x->host_sample = malloc(PB_SPLITTER_MAX_SAMPLES * ks);
-    if (!x->host_sample) {
-        snprintf(err, err_len, "cannot allocate the splitters' sample");
+    if (x) {
+        x->pairs = case_pairs(c);
+        pb_key_range_of(spec.dtype, in->host, spec.n, &x->range);
+        x->host_sample = malloc(PB_SPLITTER_MAX_SAMPLES * ks);
+        if (x->pairs) x->host_values = pb_index_values(spec.n);
+    }
+    if (!x || !x->host_sample || (x->pairs && !x->host_values)) {
+        snprintf(err, err_len, "cannot allocate the input's values and splitter sample");
         return -1;
     }
     x->samples = pb_splitter_sample(spec.dtype, in->host, spec.n, x->host_sample);
-    if (x->pairs) {
-        x->host_values = malloc(spec.n * sizeof(uint32_t));
-        if (!x->host_values) {
-            snprintf(err, err_len, "cannot allocate the input's values");
-            return -1;
-        }
-        for (uint64_t i = 0; i < spec.n; i++) x->host_values[i] = (uint32_t)i;
-    }
     if (!want_device) return 0;
-    cudaError_t e = cudaMalloc(&in->device, bytes);
-    if (e == cudaSuccess) e = (cudaError_t)pb_generate_device(&spec, in->device, 0);
+    int e = pb_input_keys_device(in, &spec);
     if (e == cudaSuccess && x->pairs) e = cudaMalloc((void **)&x->device_values, spec.n * 4);
-    if (e == cudaSuccess && x->pairs)
-        e = (cudaError_t)pb_multisplit_fill_index(x->device_values, spec.n, 0);
+    if (e == cudaSuccess && x->pairs) e = pb_multisplit_fill_index(x->device_values, spec.n, 0);
     if (e == cudaSuccess) e = cudaMalloc(&x->device_sample, (size_t)x->samples * ks);
     if (e == cudaSuccess)
         e = cudaMemcpy(x->device_sample, x->host_sample, (size_t)x->samples * ks,
                        cudaMemcpyHostToDevice);
-    if (e == cudaSuccess) e = cudaDeviceSynchronize();
-    if (e != cudaSuccess) {
-        snprintf(err, err_len, "device input of %.2f GiB: %s", bytes / 1073741824.0,
-                 cudaGetErrorString(e));
-        return -1;
-    }
-    return 0;
+    return pb_input_device_ready(e, in, err, err_len);
 }
 
 static void multisplit_free_input(struct pb_input *in) {
     struct pb_multisplit_extra *x = in->extra;
-    free(in->host);
-    if (in->device) cudaFree(in->device);
     if (x) {
         free(x->host_values);
         free(x->host_sample);
@@ -259,7 +235,7 @@ static void multisplit_free_input(struct pb_input *in) {
         if (x->device_sample) cudaFree(x->device_sample);
         free(x);
     }
-    memset(in, 0, sizeof *in);
+    pb_input_keys_free(in);
 }
 
 static size_t multisplit_output_bytes(const struct pb_case *c) {

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "datagen.h"
+#include "input_keys.h"
 #include "reduce.h"
 
 static const char *const reduce_dtypes[] = {"u32", "i32", "u64", "i64", "f32", "f64", NULL};
@@ -77,34 +78,12 @@ static int reduce_make_input(const struct pb_case *c, bool want_device, struct p
         .stream = pb_case_input_stream(c),
         .unique = FEW_UNIQUE_COUNT,
     };
-    size_t bytes = spec.n * pb_dtype_size(spec.dtype);
-    memset(in, 0, sizeof *in);
-    in->n = spec.n;
-    in->dtype = spec.dtype;
-    in->host = malloc(bytes);
-    if (!in->host) {
-        snprintf(err, err_len, "cannot allocate %.2f GiB of host memory for the input",
-                 bytes / 1073741824.0);
-        return -1;
-    }
-    pb_generate_host(&spec, in->host);
+    if (pb_input_keys_host(in, &spec, err, err_len) != 0) return -1;
     if (!want_device) return 0;
-    cudaError_t e = cudaMalloc(&in->device, bytes);
-    if (e == cudaSuccess) e = (cudaError_t)pb_generate_device(&spec, in->device, 0);
-    if (e == cudaSuccess) e = cudaDeviceSynchronize();
-    if (e != cudaSuccess) {
-        snprintf(err, err_len, "device input of %.2f GiB: %s", bytes / 1073741824.0,
-                 cudaGetErrorString(e));
-        return -1;
-    }
-    return 0;
+    return pb_input_device_ready(pb_input_keys_device(in, &spec), in, err, err_len);
 }
 
-static void reduce_free_input(struct pb_input *in) {
-    free(in->host);
-    if (in->device) cudaFree(in->device);
-    memset(in, 0, sizeof *in);
-}
+static void reduce_free_input(struct pb_input *in) { pb_input_keys_free(in); }
 
 static size_t reduce_output_bytes(const struct pb_case *c) {
     (void)c;

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "datagen.h"
+#include "input_keys.h"
 #include "sort.h"
 
 static const char *const sort_dtypes[] = {"u32", "i32", "f32", "u64", "f64", NULL};
@@ -94,53 +95,30 @@ static int sort_make_input(const struct pb_case *c, bool want_device, struct pb_
                                .seed = c->seed,
                                .stream = pb_case_input_stream(c),
                                .unique = 16};
-    size_t bytes = spec.n * pb_dtype_size(spec.dtype);
-    memset(in, 0, sizeof *in);
-    in->n = spec.n;
-    in->dtype = spec.dtype;
+    if (pb_input_keys_host(in, &spec, err, err_len) != 0) return -1;
     struct pb_sort_extra *x = calloc(1, sizeof *x);
     in->extra = x;
-    in->host = malloc(bytes);
-    if (!x || !in->host) {
-        snprintf(err, err_len, "cannot allocate %.2f GiB of host memory for the input",
-                 bytes / 1073741824.0);
+    if (x) x->pairs = sh.pairs;
+    if (x && x->pairs) x->host_values = pb_index_values(spec.n);
+    if (!x || (x->pairs && !x->host_values)) {
+        snprintf(err, err_len, "cannot allocate the input's values");
         return -1;
-    }
-    x->pairs = sh.pairs;
-    pb_generate_host(&spec, in->host);
-    if (x->pairs) {
-        x->host_values = malloc(spec.n * sizeof(uint32_t));
-        if (!x->host_values) {
-            snprintf(err, err_len, "cannot allocate the input's values");
-            return -1;
-        }
-        for (uint64_t i = 0; i < spec.n; i++) x->host_values[i] = (uint32_t)i;
     }
     if (!want_device) return 0;
-    cudaError_t e = cudaMalloc(&in->device, bytes);
-    if (e == cudaSuccess) e = (cudaError_t)pb_generate_device(&spec, in->device, 0);
+    int e = pb_input_keys_device(in, &spec);
     if (e == cudaSuccess && x->pairs) e = cudaMalloc((void **)&x->device_values, spec.n * 4);
-    if (e == cudaSuccess && x->pairs)
-        e = (cudaError_t)pb_sort_fill_index(x->device_values, spec.n, 0);
-    if (e == cudaSuccess) e = cudaDeviceSynchronize();
-    if (e != cudaSuccess) {
-        snprintf(err, err_len, "device input of %.2f GiB: %s", bytes / 1073741824.0,
-                 cudaGetErrorString(e));
-        return -1;
-    }
-    return 0;
+    if (e == cudaSuccess && x->pairs) e = pb_sort_fill_index(x->device_values, spec.n, 0);
+    return pb_input_device_ready(e, in, err, err_len);
 }
 
 static void sort_free_input(struct pb_input *in) {
     struct pb_sort_extra *x = in->extra;
-    free(in->host);
-    if (in->device) cudaFree(in->device);
     if (x) {
         free(x->host_values);
         if (x->device_values) cudaFree(x->device_values);
         free(x);
     }
-    memset(in, 0, sizeof *in);
+    pb_input_keys_free(in);
 }
 
 static size_t sort_output_bytes(const struct pb_case *c) {
