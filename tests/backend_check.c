@@ -53,18 +53,68 @@ int check_backend(const struct pb_backend *b, const struct pb_case *c, char *why
     return result;
 }
 
-int check_all_backends(enum pb_target target, const char *primitive, const struct pb_case *c,
-                       char *why, size_t why_len) {
+bool backend_under_test(const struct pb_backend *b, const char *primitive, enum pb_target target) {
+    if (strcmp(b->primitive, primitive) != 0 || b->target != target) return false;
+    const char *only = getenv("PB_TEST_BACKEND");
+    if (!only || !*only) return true;
+    size_t len = strlen(b->name);
+    for (const char *at = only; *at;) {
+        const char *end = strchr(at, ',');
+        size_t n = end ? (size_t)(end - at) : strlen(at);
+        if (n == len && strncmp(at, b->name, len) == 0) return true;
+        at += n + (end != NULL);
+    }
+    return false;
+}
+
+/* True when PB_TEST_BACKEND holds a name that no backend has (a typo would pass every
+ * test while checking nothing); why then says which. */
+static bool unknown_backend_named(char *why, size_t why_len) {
+    const char *only = getenv("PB_TEST_BACKEND");
+    for (const char *at = only ? only : ""; *at;) {
+        const char *end = strchr(at, ',');
+        int n = end ? (int)(end - at) : (int)strlen(at);
+        bool known = false;
+        for (int i = 0; i < pb_registry_backend_count() && !known; i++) {
+            const char *name = pb_registry_backend_at(i)->name;
+            known = (int)strlen(name) == n && strncmp(name, at, (size_t)n) == 0;
+        }
+        if (!known) {
+            snprintf(why, why_len, "PB_TEST_BACKEND: no backend is named '%.*s'", n, at);
+            return true;
+        }
+        at += n + (end != NULL);
+    }
+    return false;
+}
+
+/* Every backend under test that supports c, through check (one of the two below). */
+static int check_each(enum pb_target target, const char *primitive, const struct pb_case *c,
+                      const struct pb_input *in, char *why, size_t why_len) {
+    if (unknown_backend_named(why, why_len)) return 1;
     for (int i = 0; i < pb_registry_backend_count(); i++) {
         const struct pb_backend *b = pb_registry_backend_at(i);
         char reason[256];
-        if (strcmp(b->primitive, primitive) != 0 || b->target != target) continue;
-        if (!b->supports(c, reason, sizeof reason)) continue;
+        if (!backend_under_test(b, primitive, target) || !b->supports(c, reason, sizeof reason))
+            continue;
         char one[512] = "";
-        if (check_backend(b, c, one, sizeof one) != 0) {
+        int failed = in ? check_backend_on_input(b, c, in, one, sizeof one)
+                        : check_backend(b, c, one, sizeof one);
+        if (failed) {
             snprintf(why, why_len, "%s: %s", b->name, one);
             return 1;
         }
     }
     return 0;
+}
+
+int check_all_backends(enum pb_target target, const char *primitive, const struct pb_case *c,
+                       char *why, size_t why_len) {
+    return check_each(target, primitive, c, NULL, why, why_len);
+}
+
+int check_all_backends_on_input(enum pb_target target, const char *primitive,
+                                const struct pb_case *c, const struct pb_input *in, char *why,
+                                size_t why_len) {
+    return check_each(target, primitive, c, in, why, why_len);
 }

@@ -151,12 +151,8 @@ static void cpu_backends_on_edge_graphs(void **state) {
                 fail_msg("%s: %s", sssp_edge_graphs[i].name, err);
             struct pb_case c;
             sssp_case_for_input(&c, &in, sssp_edge_graphs[i].source);
-            for (int b = 0; b < pb_registry_backend_count(); b++) {
-                const struct pb_backend *be = pb_registry_backend_at(b);
-                if (strcmp(be->primitive, "sssp") != 0 || be->target != PB_TARGET_CPU) continue;
-                if (check_backend_on_input(be, &c, &in, err, sizeof err) != 0)
-                    fail_msg("%s (%s): %s", sssp_edge_graphs[i].name, fl ? "float" : "int", err);
-            }
+            if (check_all_backends_on_input(PB_TARGET_CPU, "sssp", &c, &in, err, sizeof err))
+                fail_msg("%s (%s): %s", sssp_edge_graphs[i].name, fl ? "float" : "int", err);
             sssp()->free_input(&in);
         }
 }

@@ -45,13 +45,9 @@ static void check_input(enum pb_dtype t, const void *keys, const uint64_t *sizes
     struct pb_case c;
     struct pb_input in;
     assert_int_equal(merge_input_from(&c, &in, t, keys, sizes, k, pairs, true), 0);
-    for (int i = 0; i < pb_registry_backend_count(); i++) {
-        const struct pb_backend *b = pb_registry_backend_at(i);
-        char why[600] = "";
-        if (strcmp(b->primitive, "merge") != 0 || b->target != PB_TARGET_GPU) continue;
-        if (check_backend_on_input(b, &c, &in, why, sizeof why) != 0)
-            fail_msg("%s, %s, k=%u pairs=%d: %s", b->name, what, k, pairs, why);
-    }
+    char why[600] = "";
+    if (check_all_backends_on_input(PB_TARGET_GPU, "merge", &c, &in, why, sizeof why) != 0)
+        fail_msg("%s, k=%u pairs=%d: %s", what, k, pairs, why);
     merge_input_free(&in);
 }
 

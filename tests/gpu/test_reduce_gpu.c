@@ -28,13 +28,9 @@ static void check_all_gpu_backends(int64_t n, const char *dtype, const char *dis
     case_set_choice(&c, "dtype", dtype);
     case_set_choice(&c, "distribution", dist);
     case_set_choice(&c, "op", op);
-    for (int b = 0; b < pb_registry_backend_count(); b++) {
-        const struct pb_backend *be = pb_registry_backend_at(b);
-        if (strcmp(be->primitive, "reduce") != 0 || be->target != PB_TARGET_GPU) continue;
-        char why[256] = "";
-        if (check_backend(be, &c, why, sizeof why) != 0)
-            fail_msg("%s n=%lld %s %s %s: %s", be->name, (long long)n, dtype, dist, op, why);
-    }
+    char why[600] = "";
+    if (check_all_backends(PB_TARGET_GPU, "reduce", &c, why, sizeof why) != 0)
+        fail_msg("n=%lld %s %s %s: %s", (long long)n, dtype, dist, op, why);
 }
 
 /* Sizes below, at and past every block and vector width, and not multiples of any. */
@@ -81,13 +77,9 @@ static void negative_values_and_argmin_ties(void **state) {
                          cudaSuccess);
         for (size_t o = 0; o < COUNT(ops); o++) {
             case_set_choice(&c, "op", ops[o]);
-            for (int b = 0; b < pb_registry_backend_count(); b++) {
-                const struct pb_backend *be = pb_registry_backend_at(b);
-                if (strcmp(be->primitive, "reduce") != 0 || be->target != PB_TARGET_GPU) continue;
-                char why[256] = "";
-                if (check_backend_on_input(be, &c, &in, why, sizeof why) != 0)
-                    fail_msg("%s input %zu %s: %s", be->name, k, ops[o], why);
-            }
+            char why[600] = "";
+            if (check_all_backends_on_input(PB_TARGET_GPU, "reduce", &c, &in, why, sizeof why))
+                fail_msg("input %zu %s: %s", k, ops[o], why);
         }
         cudaFree(in.device);
     }

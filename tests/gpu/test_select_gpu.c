@@ -55,14 +55,9 @@ static void check_on_keys(const struct pb_case *c, enum pb_dtype t, uint64_t tot
     size_t bytes = total * pb_dtype_size(t);
     assert_int_equal(cudaMalloc(&in.device, bytes), cudaSuccess);
     assert_int_equal(cudaMemcpy(in.device, host, bytes, cudaMemcpyHostToDevice), cudaSuccess);
-    for (int i = 0; i < pb_registry_backend_count(); i++) {
-        const struct pb_backend *b = pb_registry_backend_at(i);
-        char why[600] = "";
-        if (strcmp(b->primitive, "select") != 0 || b->target != PB_TARGET_GPU) continue;
-        if (!b->supports(c, why, sizeof why)) continue;
-        if (check_backend_on_input(b, c, &in, why, sizeof why) != 0)
-            fail_msg("%s: %s: %s", what, b->name, why);
-    }
+    char why[600] = "";
+    if (check_all_backends_on_input(PB_TARGET_GPU, "select", c, &in, why, sizeof why) != 0)
+        fail_msg("%s: %s", what, why);
     cudaFree(in.device);
 }
 

@@ -122,16 +122,10 @@ static void signed_zeros(void **state) {
                 assert_int_equal(cudaMalloc((void **)&x.device_values, n * 4), cudaSuccess);
                 assert_int_equal(cudaMemcpy(x.device_values, values, n * 4, cudaMemcpyHostToDevice),
                                  cudaSuccess);
-                for (int i = 0; i < pb_registry_backend_count(); i++) {
-                    const struct pb_backend *b = pb_registry_backend_at(i);
-                    char why[600] = "";
-                    if (strcmp(b->primitive, "sort") != 0 || b->target != PB_TARGET_GPU ||
-                        !b->supports(&c, why, sizeof why))
-                        continue;
-                    if (check_backend_on_input(b, &c, &in, why, sizeof why) != 0)
-                        fail_msg("%s segment=%lld pairs=%d desc=%d: %s", b->name,
-                                 (long long)lengths[l], pairs, desc, why);
-                }
+                char why[600] = "";
+                if (check_all_backends_on_input(PB_TARGET_GPU, "sort", &c, &in, why, sizeof why))
+                    fail_msg("segment=%lld pairs=%d desc=%d: %s", (long long)lengths[l], pairs,
+                             desc, why);
                 cudaFree(in.device);
                 cudaFree(x.device_values);
                 free(keys);
