@@ -35,8 +35,8 @@ static void smoke_run_writes_verified_rows(void **state) {
     char out[512], meta[600];
     snprintf(out, sizeof out, "%s/smoke.csv", work_dir);
     snprintf(meta, sizeof meta, "%s.meta.json", out);
-    assert_int_equal(run_shell("'%s' run --no-progress --output '%s' '%s' > '%s/summary.md'", bench, out,
-                         smoke_config, work_dir),
+    assert_int_equal(run_shell("'%s' run --no-progress --output '%s' '%s' > '%s/summary.md'", bench,
+                               out, smoke_config, work_dir),
                      0);
     FILE *f = fopen(out, "r");
     assert_non_null(f);
@@ -86,7 +86,8 @@ static void smoke_run_writes_verified_rows(void **state) {
     assert_int_equal(cpu_ok, 72);
     assert_int_equal(gpu_rows, 144);
     assert_int_equal(
-        run_shell("grep -q '\"config_hash\"' '%s' && grep -q '\"git_commit\"' '%s'", meta, meta), 0);
+        run_shell("grep -q '\"config_hash\"' '%s' && grep -q '\"git_commit\"' '%s'", meta, meta),
+        0);
     assert_int_equal(run_shell("grep -q '| reduce/cpu | ok |' '%s/summary.md'", work_dir), 0);
 }
 
@@ -97,8 +98,9 @@ static void existing_output_is_not_overwritten_without_force(void **state) {
     FILE *f = fopen(out, "w");
     fputs("precious\n", f);
     fclose(f);
-    assert_int_equal(
-        run_shell("'%s' run --no-progress --output '%s' '%s' 2>/dev/null", bench, out, smoke_config), 2);
+    assert_int_equal(run_shell("'%s' run --no-progress --output '%s' '%s' 2>/dev/null", bench, out,
+                               smoke_config),
+                     2);
     assert_int_equal(run_shell("grep -qx precious '%s'", out), 0);
 }
 
@@ -110,10 +112,11 @@ static void bad_config_exits_2_and_writes_nothing(void **state) {
     FILE *f = fopen(cfg, "w");
     fputs("{\"primitive\": \"reduc\", \"sweep\": {\"n\": [-5]}}", f);
     fclose(f);
-    assert_int_equal(run_shell("'%s' run --output '%s' '%s' 2>'%s/err.txt'", bench, out, cfg, work_dir),
-                     2);
     assert_int_equal(
-        run_shell("grep -q 'bad.json: primitive: .*did you mean .reduce.' '%s/err.txt'", work_dir), 0);
+        run_shell("'%s' run --output '%s' '%s' 2>'%s/err.txt'", bench, out, cfg, work_dir), 2);
+    assert_int_equal(
+        run_shell("grep -q 'bad.json: primitive: .*did you mean .reduce.' '%s/err.txt'", work_dir),
+        0);
     assert_int_equal(run_shell("'%s' validate '%s' 2>/dev/null", bench, cfg), 2);
     struct stat st;
     assert_int_not_equal(stat(out, &st), 0);
@@ -130,8 +133,8 @@ static void nvtx_ranges_name_every_case(void **state) {
     snprintf(out, sizeof out, "%s/nvtx.csv", work_dir);
     snprintf(log, sizeof log, "%s/nvtx.log", work_dir);
     assert_int_equal(run_shell("NVTX_INJECTION64_PATH='%s' PB_NVTX_LOG='%s' '%s' run --no-progress "
-                         "--output '%s' '%s' >/dev/null",
-                         nvtx_recorder, log, bench, out, smoke_config),
+                               "--output '%s' '%s' >/dev/null",
+                               nvtx_recorder, log, bench, out, smoke_config),
                      0);
     FILE *f = fopen(log, "r");
     assert_non_null(f);

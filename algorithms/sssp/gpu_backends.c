@@ -39,9 +39,10 @@ static int gpu_prepare(struct pb_run *r, enum gpu_kind kind) {
     size_t scratch = 0;
     switch (kind) {
     case KIND_BUTTERFLY:
-        if (pb_run_cuda_failed(r, pb_sssp_butterfly_plan(n, x->graph.is_float, block_max_vertices(),
-                                                          &s->butterfly),
-                               "plan"))
+        if (pb_run_cuda_failed(
+                r,
+                pb_sssp_butterfly_plan(n, x->graph.is_float, block_max_vertices(), &s->butterfly),
+                "plan"))
             return -1;
         scratch = s->butterfly.scratch_bytes;
         break;

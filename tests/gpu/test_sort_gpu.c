@@ -75,7 +75,8 @@ static void distributions(void **state) {
     for (size_t d = 0; d < COUNT(dists); d++)
         for (size_t l = 0; l < COUNT(lengths); l++) {
             if (small && lengths[l] == 4096) continue; /* long_lengths has it */
-            check(lengths[l] * (small ? 2 : 9) + 5, lengths[l], "u32", dists[d], "u32", "ascending");
+            check(lengths[l] * (small ? 2 : 9) + 5, lengths[l], "u32", dists[d], "u32",
+                  "ascending");
             check(lengths[l] * (small ? 1 : 4) + 3, lengths[l], "f64", dists[d], "u32",
                   "descending");
         }

@@ -115,10 +115,8 @@ int main(void) {
     gpu_test_start();
     small = getenv("PB_TEST_SMALL") != NULL;
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(edge_graphs),
-        cmocka_unit_test(rome99),
-        cmocka_unit_test(generated_graphs),
-        cmocka_unit_test(grid_path_on_small_graphs),
+        cmocka_unit_test(edge_graphs),      cmocka_unit_test(rome99),
+        cmocka_unit_test(generated_graphs), cmocka_unit_test(grid_path_on_small_graphs),
         cmocka_unit_test(larger_graphs),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
