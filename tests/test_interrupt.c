@@ -20,6 +20,7 @@
 #include <cjson/cJSON.h>
 #include <cmocka.h>
 
+#include "read_file.h"
 #include "shell.h"
 
 #include "csv.h"
@@ -54,15 +55,8 @@ static int run_and_signal(const char *out, const char *format, const char *confi
 }
 
 static char *slurp(const char *path) {
-    FILE *f = fopen(path, "rb");
-    assert_non_null(f);
-    fseek(f, 0, SEEK_END);
-    long len = ftell(f);
-    rewind(f);
-    char *text = calloc((size_t)len + 1, 1);
+    char *text = read_whole_file(path, NULL);
     assert_non_null(text);
-    assert_int_equal(fread(text, 1, (size_t)len, f), (size_t)len);
-    fclose(f);
     return text;
 }
 

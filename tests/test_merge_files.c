@@ -23,6 +23,7 @@
 #include "commands.h"
 #include "datagen.h"
 #include "merge_files.h"
+#include "read_file.h"
 
 #define COUNT(a) (sizeof(a) / sizeof((a)[0]))
 
@@ -46,18 +47,8 @@ static void write_bytes(const char *path, const void *bytes, size_t len) {
 }
 
 static void *slurp(const char *path, size_t *len) {
-    FILE *f = fopen(path, "rb");
-    assert_non_null(f);
-    assert_int_equal(fseek(f, 0, SEEK_END), 0);
-    long size = ftell(f);
-    assert_true(size >= 0);
-    rewind(f);
-    char *bytes = malloc((size_t)size + 1);
+    char *bytes = read_whole_file(path, len);
     assert_non_null(bytes);
-    assert_int_equal(fread(bytes, 1, (size_t)size, f), (size_t)size);
-    fclose(f);
-    bytes[size] = '\0';
-    *len = (size_t)size;
     return bytes;
 }
 

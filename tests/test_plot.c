@@ -17,6 +17,7 @@
 #include <cmocka.h>
 
 #include "plot.h"
+#include "read_file.h"
 
 #define DATA "data/compare/"
 
@@ -26,17 +27,11 @@ static const char *bench;
 static char *slurp(const char *dir, const char *name, size_t *size) {
     char path[1024];
     snprintf(path, sizeof path, "%s/%s", dir, name);
-    FILE *f = fopen(path, "rb");
-    if (!f) fail_msg("%s is missing", path);
-    fseek(f, 0, SEEK_END);
-    long len = ftell(f);
-    rewind(f);
-    if (len <= 0) fail_msg("%s is empty", path);
-    char *text = calloc((size_t)len + 1, 1);
-    assert_non_null(text);
-    assert_int_equal(fread(text, 1, (size_t)len, f), (size_t)len);
-    fclose(f);
-    if (size) *size = (size_t)len;
+    size_t len = 0;
+    char *text = read_whole_file(path, &len);
+    if (!text) fail_msg("%s is missing", path);
+    if (len == 0) fail_msg("%s is empty", path);
+    if (size) *size = len;
     return text;
 }
 

@@ -20,6 +20,7 @@
 
 #include "csv.h"
 #include "gpu_skip.h"
+#include "read_file.h"
 #include "shell.h"
 
 static const char *bench, *config;
@@ -29,17 +30,8 @@ static char work_dir[256];
 #define NAXES 15 /* the union of reduce's, sort's, sssp's and merge's axes */
 
 static char *slurp(const char *path) {
-    FILE *f = fopen(path, "rb");
-    assert_non_null(f);
-    assert_int_equal(fseek(f, 0, SEEK_END), 0);
-    long len = ftell(f);
-    assert_true(len >= 0);
-    rewind(f);
-    char *text = malloc((size_t)len + 1);
+    char *text = read_whole_file(path, NULL);
     assert_non_null(text);
-    assert_int_equal(fread(text, 1, (size_t)len, f), (size_t)len);
-    text[len] = '\0';
-    fclose(f);
     return text;
 }
 
