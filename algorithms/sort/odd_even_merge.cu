@@ -3,26 +3,37 @@
  *    power of two P with the largest item, and runs the network on P registers (fully
  *    unrolled); a block stages its 128 segments through shared memory so that global
  *    loads and stores are coalesced over the flat array.
- *  - long segments (33 to 4096): a block holds 4096 items in shared memory (4096 / P
- *    segments); each thread first sorts 32 consecutive items in registers (the network's
- *    first five merge levels), then the remaining steps run on shared memory.
+ *  - long segments (33 to 4096): a block holds a tile of 4096 items (4096 / P segments),
+ *    32 (or 16 wide) consecutive items a thread in registers; steps within a thread run
+ *    there, steps between threads by warp shuffles, and only the levels whose runs span
+ *    more than a warp (segments past 1024 items) through shared memory (oem_blocked.cuh).
  *  - one whole array (up to PB_SORT_OEM_MAX_ARRAY): chunks of 4096 sorted as above into
  *    a padded copy, then one kernel per remaining network step over the whole array
  *    (O(n log^2 n) work: the comparison with radix sort is the point). */
-#include "sort_common.cuh"
+#include "oem_blocked.cuh"
 
 namespace pb_sort {
 namespace {
 
 constexpr int SHORT_THREADS = 128;
-constexpr int LONG_THREADS = 128;
-constexpr int LONG_ITEMS = LONG_THREADS * 32; /* 4096: PB_SORT_MAX_NETWORK */
+constexpr int LONG_ITEMS = 4096;
 constexpr int LONG_LOG = 12;
 constexpr int STEP_THREADS = 256;
 static_assert(LONG_ITEMS == PB_SORT_MAX_NETWORK, "a long block holds the longest segment");
 
-/* One padding slot per 32: a thread reading 32 consecutive items hits 32 banks. */
-__host__ __device__ constexpr uint32_t pad(uint32_t i) { return i + (i >> 5); }
+/* Where item i of a short block's span is staged. A thread reads its segment's items
+ * with a stride of the segment length: odd lengths already spread over the banks, even
+ * ones get a spare slot per segment so that the stride becomes odd (with one per 32, a
+ * length of 31 put every thread on the same bank). The segment of i is i / length by a
+ * multiply (exact for i < 2^32 / length). */
+struct ShortStaging {
+    uint32_t stride, spare, magic;
+    __device__ explicit ShortStaging(uint32_t length)
+        : stride(length + ((length & 1) ^ 1)), spare((length & 1) ^ 1),
+          magic(0xffffffffu / length + 1) {}
+    __device__ uint32_t flat(uint32_t i) const { return i + (spare ? __umulhi(i, magic) : 0); }
+    __device__ uint32_t item(uint32_t segment, uint32_t j) const { return segment * stride + j; }
+};
 
 template <class T, bool Pairs, int Log>
 __global__ __launch_bounds__(SHORT_THREADS) void short_segments_kernel(
@@ -42,71 +53,81 @@ __global__ __launch_bounds__(SHORT_THREADS) void short_segments_kernel(
         (uint32_t)(left < (uint64_t)SHORT_THREADS * length ? left
                                                            : (uint64_t)SHORT_THREADS * length);
     const uint32_t len = segment_length(first_segment + tid, n, length);
-    const uint32_t mine = tid * length; /* my segment in the staging buffer */
+    const ShortStaging at(length);
 
 #pragma unroll
     for (int j = 0; j < P; j++) {
         uint32_t i = j * SHORT_THREADS + tid;
-        if (i < span) skeys[pad(i)] = keys[base + i];
+        if (i < span) skeys[at.flat(i)] = keys[base + i];
     }
     __syncthreads();
     Item r[P];
 #pragma unroll
     for (int j = 0; j < P; j++)
-        r[j] = j < (int)len ? I::make(skeys[pad(mine + j)], desc) : I::max();
+        r[j] = j < (int)len ? I::make(skeys[at.item(tid, j)], desc) : I::max();
     if (Pairs) {
         __syncthreads();
 #pragma unroll
         for (int j = 0; j < P; j++) {
             uint32_t i = j * SHORT_THREADS + tid;
-            if (i < span) svalues[pad(i)] = values[base + i];
+            if (i < span) svalues[at.flat(i)] = values[base + i];
         }
         __syncthreads();
 #pragma unroll
         for (int j = 0; j < P; j++)
-            if (j < (int)len) I::set_value(r[j], svalues[pad(mine + j)]);
+            if (j < (int)len) I::set_value(r[j], svalues[at.item(tid, j)]);
     }
     oem_sort_registers<I, Log>(r);
     __syncthreads();
 #pragma unroll
     for (int j = 0; j < P; j++)
-        if (j < (int)len) skeys[pad(mine + j)] = I::key(r[j], desc);
+        if (j < (int)len) skeys[at.item(tid, j)] = I::key(r[j], desc);
     __syncthreads();
 #pragma unroll
     for (int j = 0; j < P; j++) {
         uint32_t i = j * SHORT_THREADS + tid;
-        if (i < span) out_keys[base + i] = skeys[pad(i)];
+        if (i < span) out_keys[base + i] = skeys[at.flat(i)];
     }
     if (Pairs) {
         __syncthreads();
 #pragma unroll
         for (int j = 0; j < P; j++)
-            if (j < (int)len) svalues[pad(mine + j)] = I::value(r[j]);
+            if (j < (int)len) svalues[at.item(tid, j)] = I::value(r[j]);
         __syncthreads();
 #pragma unroll
         for (int j = 0; j < P; j++) {
             uint32_t i = j * SHORT_THREADS + tid;
-            if (i < span) out_values[base + i] = svalues[pad(i)];
+            if (i < span) out_values[base + i] = svalues[at.flat(i)];
         }
     }
 }
 
-/* Segments of P = 2^log_p (64..4096) padded items, LONG_ITEMS / P per block. With
- * scratch_out, the block's items (padding included) go there instead of the outputs. */
+/* Items per thread in the blocked layout: 32 four-byte items (128 threads a tile), 16
+ * wider ones (256 threads). */
+template <class Item> __host__ __device__ constexpr int blocked_log_r() { return sizeof(Item) == 4 ? 5 : 4; }
+template <class Item> __host__ __device__ constexpr int blocked_threads() {
+    return LONG_ITEMS >> blocked_log_r<Item>();
+}
+
+/* Segments of P = 2^log_p (64..4096) padded items, LONG_ITEMS / P per block, sorted in
+ * registers (oem_blocked.cuh). With scratch_out, the block's items (padding included) go
+ * there instead of the outputs. */
 template <class T, bool Pairs>
-__global__ __launch_bounds__(LONG_THREADS) void long_segments_kernel(
+__global__ __launch_bounds__(blocked_threads<typename Items<T, Pairs>::Item>()) void long_segments_kernel(
     const T *__restrict__ keys, const uint32_t *__restrict__ values, uint64_t n, uint32_t length,
     int log_p, bool desc, T *__restrict__ out_keys, uint32_t *__restrict__ out_values,
     typename Items<T, Pairs>::Item *__restrict__ scratch_out) {
     using I = Items<T, Pairs>;
     using Item = typename I::Item;
+    constexpr int LOG_R = blocked_log_r<Item>(), R = 1 << LOG_R;
+    constexpr int THREADS = blocked_threads<Item>();
     extern __shared__ __align__(16) unsigned char smem[];
     Item *s = reinterpret_cast<Item *>(smem);
     const uint32_t tid = threadIdx.x;
     const uint32_t p_mask = (1u << log_p) - 1;
     const uint64_t first_segment = (uint64_t)blockIdx.x << (LONG_LOG - log_p);
 
-    for (uint32_t idx = tid; idx < LONG_ITEMS; idx += LONG_THREADS) {
+    for (uint32_t idx = tid; idx < LONG_ITEMS; idx += THREADS) {
         uint64_t segment = first_segment + (idx >> log_p);
         uint32_t j = idx & p_mask;
         Item it = I::max();
@@ -115,33 +136,19 @@ __global__ __launch_bounds__(LONG_THREADS) void long_segments_kernel(
             it = I::make(keys[g], desc);
             if (Pairs) I::set_value(it, values[g]);
         }
-        s[pad(idx)] = it;
+        s[blocked_slot<R>(idx)] = it;
     }
     __syncthreads();
-    {
-        Item r[32];
+    Item r[R];
 #pragma unroll
-        for (int j = 0; j < 32; j++) r[j] = s[pad(tid * 32 + j)];
-        oem_sort_registers<I, 5>(r);
+    for (int j = 0; j < R; j++) r[j] = s[blocked_slot<R>(tid * R + j)];
+    oem_sort_blocked<I, LOG_R>(r, s, log_p);
+    __syncthreads(); /* a last shared-memory step may still be reading */
 #pragma unroll
-        for (int j = 0; j < 32; j++) s[pad(tid * 32 + j)] = r[j];
-    }
+    for (int j = 0; j < R; j++) s[blocked_slot<R>(tid * R + j)] = r[j];
     __syncthreads();
-    for (int lp = 5; lp < log_p; lp++)
-        for (int lk = lp; lk >= 0; lk--) {
-#pragma unroll 4
-            for (int c = tid; c < LONG_ITEMS / 2; c += LONG_THREADS) {
-                int x = oem_slot_lower<int>(c, lp, lk);
-                if (x < 0) continue;
-                Item a = s[pad(x)], b = s[pad(x + (1 << lk))];
-                I::order(a, b);
-                s[pad(x)] = a;
-                s[pad(x + (1 << lk))] = b;
-            }
-            __syncthreads();
-        }
-    for (uint32_t idx = tid; idx < LONG_ITEMS; idx += LONG_THREADS) {
-        Item it = s[pad(idx)];
+    for (uint32_t idx = tid; idx < LONG_ITEMS; idx += THREADS) {
+        Item it = s[blocked_slot<R>(idx)];
         if (scratch_out) {
             scratch_out[(uint64_t)blockIdx.x * LONG_ITEMS + idx] = it;
             continue;
@@ -196,7 +203,8 @@ template <class T, bool Pairs> size_t item_size() { return sizeof(typename Items
 
 template <class T, bool Pairs, int Log>
 cudaError_t launch_short(const pb_sort_args *a, cudaStream_t st) {
-    size_t smem = (pad(SHORT_THREADS << Log) + 1) * (sizeof(T) > 4 ? sizeof(T) : 4);
+    /* a segment's stride is at most P + 1 slots */
+    size_t smem = (size_t)SHORT_THREADS * ((1 << Log) + 1) * (sizeof(T) > 4 ? sizeof(T) : 4);
     uint64_t blocks = (a->count + SHORT_THREADS - 1) / SHORT_THREADS;
     short_segments_kernel<T, Pairs, Log><<<(unsigned)blocks, SHORT_THREADS, smem, st>>>(
         (const T *)a->keys, a->values, a->n, (uint32_t)a->length, a->descending, (T *)a->out_keys,
@@ -207,12 +215,13 @@ cudaError_t launch_short(const pb_sort_args *a, cudaStream_t st) {
 template <class T, bool Pairs>
 cudaError_t launch_long(const pb_sort_args *a, uint32_t length, int log_p, uint64_t blocks,
                         typename Items<T, Pairs>::Item *scratch_out, cudaStream_t st) {
+    using Item = typename Items<T, Pairs>::Item;
     auto kernel = long_segments_kernel<T, Pairs>;
-    size_t smem = (pad(LONG_ITEMS) + 1) * item_size<T, Pairs>();
+    size_t smem = (LONG_ITEMS + (LONG_ITEMS >> blocked_log_r<Item>()) + 1) * sizeof(Item);
     cudaError_t e =
         cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem);
     if (e != cudaSuccess) return e;
-    kernel<<<(unsigned)blocks, LONG_THREADS, smem, st>>>(
+    kernel<<<(unsigned)blocks, blocked_threads<Item>(), smem, st>>>(
         (const T *)a->keys, a->values, a->n, length, log_p, a->descending, (T *)a->out_keys,
         a->out_values, scratch_out);
     return cudaGetLastError();
