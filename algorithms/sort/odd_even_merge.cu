@@ -22,17 +22,16 @@ constexpr int STEP_THREADS = 256;
 static_assert(LONG_ITEMS == PB_SORT_MAX_NETWORK, "a long block holds the longest segment");
 
 /* Where item i of a short block's span is staged. A thread reads its segment's items
- * with a stride of the segment length: odd lengths already spread over the banks, even
- * ones get a spare slot per segment so that the stride becomes odd (with one per 32, a
- * length of 31 put every thread on the same bank). The segment of i is i / length by a
- * multiply (exact for i < 2^32 / length). */
+ * with a stride of the segment length: odd lengths spread over the banks as they are;
+ * even ones get one spare slot per 32 (a spare slot per 32 at odd lengths would put
+ * every thread of a 31-key segment on the same bank). */
 struct ShortStaging {
-    uint32_t stride, spare, magic;
-    __device__ explicit ShortStaging(uint32_t length)
-        : stride(length + ((length & 1) ^ 1)), spare((length & 1) ^ 1),
-          magic(0xffffffffu / length + 1) {}
-    __device__ uint32_t flat(uint32_t i) const { return i + (spare ? __umulhi(i, magic) : 0); }
-    __device__ uint32_t item(uint32_t segment, uint32_t j) const { return segment * stride + j; }
+    uint32_t length, spare;
+    __device__ explicit ShortStaging(uint32_t length_) : length(length_), spare(~length_ & 1) {}
+    __device__ uint32_t flat(uint32_t i) const { return i + ((i >> 5) & (0u - spare)); }
+    __device__ uint32_t item(uint32_t segment, uint32_t j) const {
+        return flat(segment * length + j);
+    }
 };
 
 template <class T, bool Pairs, int Log>
@@ -125,41 +124,44 @@ __global__ __launch_bounds__(blocked_threads<typename Items<T, Pairs>::Item>()) 
     Item *s = reinterpret_cast<Item *>(smem);
     const uint32_t tid = threadIdx.x;
     const uint32_t p_mask = (1u << log_p) - 1;
-    const uint64_t first_segment = (uint64_t)blockIdx.x << (LONG_LOG - log_p);
+    /* The tile's segments lie one after another in the input: one contiguous span, read
+     * coalesced, each key's segment found by a multiply (exact for spans < 2^32 / length). */
+    const uint64_t base = ((uint64_t)blockIdx.x << (LONG_LOG - log_p)) * length;
+    const uint64_t whole = (uint64_t)length << (LONG_LOG - log_p);
+    const uint32_t span = (uint32_t)(base >= n ? 0 : n - base < whole ? n - base : whole);
+    const uint32_t magic = 0xffffffffu / length + 1;
+    auto tile_index = [&](uint32_t o) {
+        uint32_t segment = __umulhi(o, magic);
+        return (segment << log_p) | (o - segment * length);
+    };
 
-    for (uint32_t idx = tid; idx < LONG_ITEMS; idx += THREADS) {
-        uint64_t segment = first_segment + (idx >> log_p);
-        uint32_t j = idx & p_mask;
-        Item it = I::max();
-        if (j < segment_length(segment, n, length)) {
-            uint64_t g = segment * length + j;
-            it = I::make(keys[g], desc);
-            if (Pairs) I::set_value(it, values[g]);
-        }
-        s[blocked_slot<R>(idx)] = it;
+    for (uint32_t o = tid; o < span; o += THREADS) {
+        Item it = I::make(keys[base + o], desc);
+        if (Pairs) I::set_value(it, values[base + o]);
+        s[blocked_slot<R>(tile_index(o))] = it;
     }
     __syncthreads();
     Item r[R];
 #pragma unroll
-    for (int j = 0; j < R; j++) r[j] = s[blocked_slot<R>(tid * R + j)];
+    for (int j = 0; j < R; j++) {
+        const uint32_t x = tid * R + j, within = x & p_mask;
+        const bool real = within < length && (x >> log_p) * length + within < span;
+        r[j] = real ? s[blocked_slot<R>(x)] : I::max();
+    }
     oem_sort_blocked<I, LOG_R>(r, s, log_p);
     __syncthreads(); /* a last shared-memory step may still be reading */
 #pragma unroll
     for (int j = 0; j < R; j++) s[blocked_slot<R>(tid * R + j)] = r[j];
     __syncthreads();
-    for (uint32_t idx = tid; idx < LONG_ITEMS; idx += THREADS) {
-        Item it = s[blocked_slot<R>(idx)];
-        if (scratch_out) {
-            scratch_out[(uint64_t)blockIdx.x * LONG_ITEMS + idx] = it;
-            continue;
-        }
-        uint64_t segment = first_segment + (idx >> log_p);
-        uint32_t j = idx & p_mask;
-        if (j < segment_length(segment, n, length)) {
-            uint64_t g = segment * length + j;
-            out_keys[g] = I::key(it, desc);
-            if (Pairs) out_values[g] = I::value(it);
-        }
+    if (scratch_out) {
+        for (uint32_t x = tid; x < LONG_ITEMS; x += THREADS)
+            scratch_out[(uint64_t)blockIdx.x * LONG_ITEMS + x] = s[blocked_slot<R>(x)];
+        return;
+    }
+    for (uint32_t o = tid; o < span; o += THREADS) {
+        Item it = s[blocked_slot<R>(tile_index(o))];
+        out_keys[base + o] = I::key(it, desc);
+        if (Pairs) out_values[base + o] = I::value(it);
     }
 }
 
@@ -203,8 +205,7 @@ template <class T, bool Pairs> size_t item_size() { return sizeof(typename Items
 
 template <class T, bool Pairs, int Log>
 cudaError_t launch_short(const pb_sort_args *a, cudaStream_t st) {
-    /* a segment's stride is at most P + 1 slots */
-    size_t smem = (size_t)SHORT_THREADS * ((1 << Log) + 1) * (sizeof(T) > 4 ? sizeof(T) : 4);
+    size_t smem = ((SHORT_THREADS << Log) * 33 / 32 + 1) * (sizeof(T) > 4 ? sizeof(T) : 4);
     uint64_t blocks = (a->count + SHORT_THREADS - 1) / SHORT_THREADS;
     short_segments_kernel<T, Pairs, Log><<<(unsigned)blocks, SHORT_THREADS, smem, st>>>(
         (const T *)a->keys, a->values, a->n, (uint32_t)a->length, a->descending, (T *)a->out_keys,
