@@ -21,16 +21,28 @@ constexpr int LONG_LOG = 12;
 constexpr int STEP_THREADS = 256;
 static_assert(LONG_ITEMS == PB_SORT_MAX_NETWORK, "a long block holds the longest segment");
 
-/* Where item i of a short block's span is staged. A thread reads its segment's items
- * with a stride of the segment length: odd lengths spread over the banks as they are;
- * even ones get one spare slot per 32 (a spare slot per 32 at odd lengths would put
- * every thread of a 31-key segment on the same bank). */
+/* Where a short block stages its span. A thread reads its segment's items with a stride
+ * of the segment length: odd lengths spread over the banks as they are; even ones get a
+ * spare slot per 32 (at odd lengths that would put every thread of a 31-key segment on
+ * one bank). Both loops are unrolled over j, so the slots are kept affine in j (a base
+ * plus a constant) wherever the layout allows: the constant folds into the load. */
 struct ShortStaging {
-    uint32_t length, spare;
-    __device__ explicit ShortStaging(uint32_t length_) : length(length_), spare(~length_ & 1) {}
-    __device__ uint32_t flat(uint32_t i) const { return i + ((i >> 5) & (0u - spare)); }
-    __device__ uint32_t item(uint32_t segment, uint32_t j) const {
-        return flat(segment * length + j);
+    uint32_t padded, segment_base, segment_in_one_row;
+    __device__ ShortStaging(uint32_t length, uint32_t tid)
+        : padded(~length & 1),
+          /* segments of 2, 4, .., 32 keys never straddle a 32-slot row */
+          segment_base(tid * length + (padded ? (tid * length) >> 5 : 0)),
+          segment_in_one_row(!padded || (32 % length) == 0) {}
+    /* item tid + j * SHORT_THREADS of the span */
+    __device__ uint32_t flat(uint32_t tid, uint32_t j) const {
+        return padded ? j * (SHORT_THREADS + SHORT_THREADS / 32) + tid + (tid >> 5)
+                      : j * SHORT_THREADS + tid;
+    }
+    /* item j of the thread's segment, which starts at item tid * length of the span */
+    __device__ uint32_t item(uint32_t length, uint32_t tid, uint32_t j) const {
+        if (segment_in_one_row) return segment_base + j;
+        uint32_t i = tid * length + j;
+        return i + (i >> 5);
     }
 };
 
@@ -52,51 +64,51 @@ __global__ __launch_bounds__(SHORT_THREADS) void short_segments_kernel(
         (uint32_t)(left < (uint64_t)SHORT_THREADS * length ? left
                                                            : (uint64_t)SHORT_THREADS * length);
     const uint32_t len = segment_length(first_segment + tid, n, length);
-    const ShortStaging at(length);
+    const ShortStaging at(length, tid);
 
 #pragma unroll
     for (int j = 0; j < P; j++) {
         uint32_t i = j * SHORT_THREADS + tid;
-        if (i < span) skeys[at.flat(i)] = keys[base + i];
+        if (i < span) skeys[at.flat(tid, j)] = keys[base + i];
     }
     __syncthreads();
     Item r[P];
 #pragma unroll
     for (int j = 0; j < P; j++)
-        r[j] = j < (int)len ? I::make(skeys[at.item(tid, j)], desc) : I::max();
+        r[j] = j < (int)len ? I::make(skeys[at.item(length, tid, j)], desc) : I::max();
     if (Pairs) {
         __syncthreads();
 #pragma unroll
         for (int j = 0; j < P; j++) {
             uint32_t i = j * SHORT_THREADS + tid;
-            if (i < span) svalues[at.flat(i)] = values[base + i];
+            if (i < span) svalues[at.flat(tid, j)] = values[base + i];
         }
         __syncthreads();
 #pragma unroll
         for (int j = 0; j < P; j++)
-            if (j < (int)len) I::set_value(r[j], svalues[at.item(tid, j)]);
+            if (j < (int)len) I::set_value(r[j], svalues[at.item(length, tid, j)]);
     }
     oem_sort_registers<I, Log>(r);
     __syncthreads();
 #pragma unroll
     for (int j = 0; j < P; j++)
-        if (j < (int)len) skeys[at.item(tid, j)] = I::key(r[j], desc);
+        if (j < (int)len) skeys[at.item(length, tid, j)] = I::key(r[j], desc);
     __syncthreads();
 #pragma unroll
     for (int j = 0; j < P; j++) {
         uint32_t i = j * SHORT_THREADS + tid;
-        if (i < span) out_keys[base + i] = skeys[at.flat(i)];
+        if (i < span) out_keys[base + i] = skeys[at.flat(tid, j)];
     }
     if (Pairs) {
         __syncthreads();
 #pragma unroll
         for (int j = 0; j < P; j++)
-            if (j < (int)len) svalues[at.item(tid, j)] = I::value(r[j]);
+            if (j < (int)len) svalues[at.item(length, tid, j)] = I::value(r[j]);
         __syncthreads();
 #pragma unroll
         for (int j = 0; j < P; j++) {
             uint32_t i = j * SHORT_THREADS + tid;
-            if (i < span) out_values[base + i] = svalues[at.flat(i)];
+            if (i < span) out_values[base + i] = svalues[at.flat(tid, j)];
         }
     }
 }
