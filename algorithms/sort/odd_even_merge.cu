@@ -32,7 +32,7 @@ struct ShortStaging {
         : padded(~length & 1),
           /* segments of 2, 4, .., 32 keys never straddle a 32-slot row */
           segment_base(tid * length + (padded ? (tid * length) >> 5 : 0)),
-          segment_in_one_row(!padded || (32 % length) == 0) {}
+          segment_in_one_row(!padded || (length & (length - 1)) == 0) {} /* no division */
     /* item tid + j * SHORT_THREADS of the span */
     __device__ uint32_t flat(uint32_t tid, uint32_t j) const {
         return padded ? j * (SHORT_THREADS + SHORT_THREADS / 32) + tid + (tid >> 5)
