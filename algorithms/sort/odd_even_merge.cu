@@ -115,7 +115,9 @@ __global__ __launch_bounds__(SHORT_THREADS) void short_segments_kernel(
 
 /* Items per thread in the blocked layout: 32 four-byte items (128 threads a tile), 16
  * wider ones (256 threads). */
-template <class Item> __host__ __device__ constexpr int blocked_log_r() { return sizeof(Item) == 4 ? 5 : 4; }
+template <class Item> __host__ __device__ constexpr int blocked_log_r() {
+    return sizeof(Item) == 4 ? 5 : 4;
+}
 template <class Item> __host__ __device__ constexpr int blocked_threads() {
     return LONG_ITEMS >> blocked_log_r<Item>();
 }
@@ -124,7 +126,8 @@ template <class Item> __host__ __device__ constexpr int blocked_threads() {
  * registers (oem_blocked.cuh). With scratch_out, the block's items (padding included) go
  * there instead of the outputs. */
 template <class T, bool Pairs>
-__global__ __launch_bounds__(blocked_threads<typename Items<T, Pairs>::Item>()) void long_segments_kernel(
+__global__
+__launch_bounds__(blocked_threads<typename Items<T, Pairs>::Item>()) void long_segments_kernel(
     const T *__restrict__ keys, const uint32_t *__restrict__ values, uint64_t n, uint32_t length,
     int log_p, bool desc, T *__restrict__ out_keys, uint32_t *__restrict__ out_values,
     typename Items<T, Pairs>::Item *__restrict__ scratch_out) {

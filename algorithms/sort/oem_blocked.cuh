@@ -33,17 +33,15 @@ __device__ __forceinline__ void keep(Item &mine, Item other, bool lower, bool up
 
 /* Slot of tile item i in shared memory: one spare slot per R items, so that threads
  * reading R consecutive items each hit different banks. */
-template <int R> __device__ __forceinline__ uint32_t blocked_slot(uint32_t i) {
-    return i + i / R;
-}
+template <int R> __device__ __forceinline__ uint32_t blocked_slot(uint32_t i) { return i + i / R; }
 
 /* Step (p, k = m*R) of a level whose runs are M threads, for thread u of its run: the
  * first step of a level (k == p) pairs thread u with u + m when bit m of u is clear; the
  * later ones pair u with u + m when bit m is set and u + m is still in the run. The same
  * register on both sides: by warp shuffle, or (Shared, runs past a warp) through s. */
 template <class I, int R, bool Shared, class Item>
-__device__ __forceinline__ void step_across_threads(Item (&r)[R], Item *s, uint32_t u,
-                                                    uint32_t m, uint32_t M, bool first) {
+__device__ __forceinline__ void step_across_threads(Item (&r)[R], Item *s, uint32_t u, uint32_t m,
+                                                    uint32_t M, bool first) {
     const bool lower = first ? (u & m) == 0 : (u & m) != 0 && u + m < M;
     const bool upper = first ? (u & m) != 0 : (u & m) == 0 && u >= m;
     if constexpr (Shared) {

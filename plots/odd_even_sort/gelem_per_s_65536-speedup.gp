@@ -7,6 +7,7 @@ set title 'sort: n=65536 dtype=u32 distribution=uniform values=none order=ascend
 set xlabel 'segment' noenhanced
 set ylabel 'speedup over sort/cub-segmented (from gelem_per_s)' noenhanced
 set xrange [-0.5:12.5]
+set logscale y
 set arrow 1 from graph 0, first 1 to graph 1, first 1 nohead dt 2
 set grid
 set key below noenhanced

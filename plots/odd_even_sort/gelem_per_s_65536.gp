@@ -7,6 +7,7 @@ set title 'sort: n=65536 dtype=u32 distribution=uniform values=none order=ascend
 set xlabel 'segment' noenhanced
 set ylabel 'Gelem/s' noenhanced
 set xrange [-0.5:12.5]
+set logscale y
 set grid
 set key below noenhanced
 set bars small
