@@ -21,28 +21,15 @@
 
 #include <cmocka.h>
 
+#include "read_file.h"
 #include "shell.h"
 
 static char bench[1024], hostile_dir[1024], work_dir[256];
 static int tried; /* hostile inputs run through the binary */
 
 static char *slurp(const char *path, size_t *len) {
-    FILE *f = fopen(path, "rb");
-    assert_non_null(f);
-    char *text = NULL;
-    size_t cap = 0, n = 0, got;
-    do {
-        if (n + 4096 + 1 > cap) {
-            cap = 2 * cap + 4096 + 1;
-            text = realloc(text, cap);
-            assert_non_null(text);
-        }
-        got = fread(text + n, 1, cap - n - 1, f);
-        n += got;
-    } while (got > 0);
-    fclose(f);
-    text[n] = '\0';
-    if (len) *len = n;
+    char *text = read_whole_file(path, len);
+    assert_non_null(text);
     return text;
 }
 
@@ -265,18 +252,25 @@ static void text_encoding(void **state) {
     expect_file("latin1.json", "line 1, column 44: invalid UTF-8 byte 0xe9 in a string");
 }
 
-/* Refused without --force, with the count; accepted with it (checked with bench validate:
- * a real run of 1.2 million cases is not a unit test). */
-static void huge_sweep(void **state) {
-    (void)state;
+/* A corpus config over the case limit: refused without --force with the count (the
+ * usual one-line checks), accepted by bench validate with it; returns what validate
+ * printed (the caller frees). A real run of 1.2 million cases is not a unit test. */
+static char *expect_over_limit_then_forced(const char *name, const char *refusal) {
     char path[1200], out[512];
-    corpus(path, sizeof path, "huge-sweep.json");
-    const char *const expect[] = {"sweep: expands to 1200000 cases (over the limit of 1000000; "
-                                  "use --force to run it anyway)"};
+    corpus(path, sizeof path, name);
+    const char *const expect[] = {refusal};
     expect_rejected_n(path, 1, expect, false);
     snprintf(out, sizeof out, "%s/stdout", work_dir);
     assert_int_equal(run_shell("'%s' validate --force '%s' >'%s'", bench, path, out), 0);
-    char *text = slurp(out, NULL);
+    return slurp(out, NULL);
+}
+
+/* Refused without --force, with the count; accepted with it. */
+static void huge_sweep(void **state) {
+    (void)state;
+    char *text = expect_over_limit_then_forced(
+        "huge-sweep.json", "sweep: expands to 1200000 cases (over the limit of 1000000; use "
+                           "--force to run it anyway)");
     assert_non_null(
         strstr(text, ": ok: primitive reduce, 3 backends, 1200000 cases, 3600000 rows"));
     free(text);
@@ -303,14 +297,9 @@ static void suites(void **state) {
                 "parts[0].output: belongs to the suite, not to a part");
     expect_file("suite-empty.json", "parts: an empty list (a suite needs at least one part)");
 
-    char path[1200], out[512];
-    corpus(path, sizeof path, "suite-huge.json");
-    const char *const expect[] = {"parts: the parts expand to 1200000 cases in all (over the "
-                                  "limit of 1000000; use --force to run it anyway)"};
-    expect_rejected_n(path, 1, expect, false);
-    snprintf(out, sizeof out, "%s/stdout", work_dir);
-    assert_int_equal(run_shell("'%s' validate --force '%s' >'%s'", bench, path, out), 0);
-    char *text = slurp(out, NULL);
+    char *text = expect_over_limit_then_forced(
+        "suite-huge.json", "parts: the parts expand to 1200000 cases in all (over the limit of "
+                           "1000000; use --force to run it anyway)");
     assert_non_null(strstr(text, ": ok: suite of 3 parts, 1200000 cases, 3600000 rows"));
     assert_non_null(strstr(text, "\n  parts[2]: primitive reduce, 3 backends, 400000 cases"));
     free(text);
