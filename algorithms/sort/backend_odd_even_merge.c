@@ -31,7 +31,8 @@ const struct pb_backend pb_backend_sort_odd_even_merge = {
     .primitive = "sort",
     .name = "sort/odd-even-merge",
     .summary = "Batcher's odd-even merge network: a thread per segment in registers up to 32 "
-               "keys, a 4096-item tile in registers (warp shuffles, shared memory only past "
+               "keys (up to 128 four-byte keys without values, the network pruned to the "
+               "length), a 4096-item tile in registers (warp shuffles, shared memory only past "
                "1024) up to 4096, global steps for one array",
     .target = PB_TARGET_GPU,
     .supports = oem_supports,

@@ -7,6 +7,9 @@
 #include <cuda_runtime.h>
 #include <stdint.h>
 
+#include <type_traits>
+#include <utility>
+
 #include "dtype_dispatch.cuh"
 #include "sort_gpu.h"
 
@@ -129,17 +132,38 @@ __host__ __device__ constexpr bool oem_is_lower(int x, int p, int k) {
     return k == p ? (x & p) == 0 : (x & k) != 0 && x / (2 * p) == (x + k) / (2 * p);
 }
 
-/* The whole network on P items in registers (P a power of two, fully unrolled: every
- * index is a compile-time constant, so r stays in registers). */
-template <class I, int Log, class Item> __device__ void oem_sort_registers(Item (&r)[1 << Log]) {
-    constexpr int P = 1 << Log;
-#pragma unroll
-    for (int lp = 0; lp < Log; lp++)
-#pragma unroll
-        for (int lk = lp; lk >= 0; lk--)
-#pragma unroll
-            for (int x = 0; x < P; x++)
-                if (oem_is_lower(x, 1 << lp, 1 << lk)) I::order(r[x], r[x + (1 << lk)]);
+/* One step (p = 2^Lp, k = 2^Lk) of the network on registers, then the rest of the network
+ * after it. Expanded by templates rather than loops: with a few thousand comparators the
+ * compiler stops unrolling loops and moves the array to local memory. */
+template <class I, int Real, int P, int K, class Item, int... X>
+__device__ __forceinline__ void oem_step_registers(Item *r, std::integer_sequence<int, X...>) {
+    auto one = [&](auto x) {
+        constexpr int lo = decltype(x)::value;
+        if constexpr (lo + K < Real && oem_is_lower(lo, P, K)) I::order(r[lo], r[lo + K]);
+    };
+    (one(std::integral_constant<int, X>()), ...);
+}
+
+template <class I, int Log, int Real, int Lp, int Lk, class Item>
+__device__ __forceinline__ void oem_network_from(Item *r) {
+    if constexpr (Lp < Log) {
+        oem_step_registers<I, Real, 1 << Lp, 1 << Lk>(r, std::make_integer_sequence<int, Real>());
+        if constexpr (Lk > 0)
+            oem_network_from<I, Log, Real, Lp, Lk - 1>(r);
+        else
+            oem_network_from<I, Log, Real, Lp + 1, Lp + 1>(r);
+    }
+}
+
+/* The whole network on P items in registers (P a power of two; every index is a
+ * compile-time constant, so r stays in registers). When items Real.. P - 1 are padding
+ * (the largest item), every comparator reaching them is left out: a comparator keeps the
+ * larger item above, so padding never moves and those comparators are no-ops (Batcher's
+ * network pruned to Real items; r[Real..] is never touched). */
+template <class I, int Log, int Real = (1 << Log), class Item>
+__device__ __forceinline__ void oem_sort_registers(Item (&r)[1 << Log]) {
+    static_assert(Real <= (1 << Log), "Real items fit in the padded network");
+    oem_network_from<I, Log, Real, 0, 0>(r);
 }
 
 /* The lower element of comparator slot c (of P/2) in step (p, k), or -1 when the slot is

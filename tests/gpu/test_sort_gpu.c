@@ -56,6 +56,21 @@ static void every_short_length(void **state) {
     }
 }
 
+/* Four-byte keys without values at 33..130 keys go to the pruned thread-per-segment
+ * network: every length (each rounding to a different pruned network), in more than one
+ * block of 128 segments with a short last one, each key type and both orders. */
+static void keys_only_middle_lengths(void **state) {
+    (void)state;
+    const char *dtypes[] = {"u32", "i32", "f32"};
+    for (int64_t len = 31; len <= 130; len += small ? 11 : 1) {
+        const char *dtype = dtypes[len % 3];
+        const char *order = len % 2 ? "descending" : "ascending";
+        check(len * (small ? 129 : 300) + len / 2 + 1, len, dtype, "uniform", "none", order);
+    }
+    check(100 * 130, 100, "u32", "all-equal", "none", "ascending");
+    check(64 * 130 + 7, 64, "u32", "reverse", "none", "ascending");
+}
+
 static void long_lengths(void **state) {
     (void)state;
     const int64_t lengths[] = {1000, 1023, 2048, 4095, 4096};
@@ -152,9 +167,10 @@ int main(void) {
     gpu_test_start();
     small = getenv("PB_TEST_SMALL") != NULL;
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(every_short_length), cmocka_unit_test(long_lengths),
-        cmocka_unit_test(distributions),      cmocka_unit_test(every_type),
-        cmocka_unit_test(signed_zeros),       cmocka_unit_test(whole_arrays),
+        cmocka_unit_test(every_short_length), cmocka_unit_test(keys_only_middle_lengths),
+        cmocka_unit_test(long_lengths),       cmocka_unit_test(distributions),
+        cmocka_unit_test(every_type),         cmocka_unit_test(signed_zeros),
+        cmocka_unit_test(whole_arrays),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
