@@ -33,8 +33,12 @@
 namespace {
 
 constexpr int kFilterThreads = 256;
-constexpr int kUnroll = 4;
-constexpr int kTile = kFilterThreads * kUnroll;
+constexpr int kItems = 16; /* a thread's keys per tile: 64 bytes of u32 in flight */
+constexpr int kTile = kFilterThreads * kItems;
+/* Candidates a filter block gathers in shared memory before its one flush: a sampled
+ * bracket leaves about n / 300 (850K of 2^28 keys, 800 a block), and an atomic per warp
+ * and tile on the row's one counter took 0.68 ms of a 2^28-key pass on the H200. */
+constexpr int kStaged = 2048;
 constexpr int kMaxDigitBits = 11;
 constexpr int kMaxBins = 1 << kMaxDigitBits;
 constexpr int kScanThreads = 256;
@@ -134,7 +138,7 @@ __global__ void __launch_bounds__(kSampleThreads)
                  bool sample, int digit_bits, Buffers b) {
     typedef cub::BlockRadixSort<U, kSampleThreads, kSamplePerThread> Sort;
     __shared__ typename Sort::TempStorage sort_storage;
-    __shared__ U picked[2];
+    __shared__ U picked[2], smallest;
     const unsigned row = blockIdx.x;
     const unsigned long long max = pb_order_max((int)sizeof(T));
     const T *row_keys = keys + row * n;
@@ -169,19 +173,29 @@ __global__ void __launch_bounds__(kSampleThreads)
     /* Ranks (0-based) of the sample bracketing the k-th key with a margin. */
     const double p = (double)k / (double)n;
     const double expected = n == count ? (double)k : p * (double)count;
-    const double margin = n == count ? 0.0 : 4.0 * sqrt(expected * (1.0 - p)) + 4.0;
+    /* Keys of a group are neighbours, not independent draws (sorted input makes a group
+     * eight copies of one rank): the variance is up to kSampleGroup times a random
+     * sample's, and the margin at least a group. */
+    const double margin =
+        n == count ? 0.0 : 4.0 * sqrt(kSampleGroup * expected * (1.0 - p)) + 4.0 + kSampleGroup;
     const double lo_rank = ceil(expected - margin) - 1.0, hi_rank = ceil(expected + margin) - 1.0;
 #pragma unroll
     for (int j = 0; j < kSamplePerThread; j++) {
         double rank = (double)(threadIdx.x * kSamplePerThread + j);
         if (rank == lo_rank) picked[0] = items[j];
         if (rank == hi_rank) picked[1] = items[j];
+        if (rank == 0) smallest = items[j];
     }
     __syncthreads();
     if (threadIdx.x == 0) {
         RowState s{};
         restart(s, k, max, digit_bits);
         unsigned long long lo = lo_rank < 0.0 ? 0 : picked[0];
+        /* A bracket below the sample's first key whose sampled keys are all one value (a
+         * heavy value: all-equal or few distinct keys): guess that value alone. One pass
+         * then finds the keys before it and keeps k of its copies; a wrong guess (more
+         * than k keys below it) restarts, as any. */
+        if (lo_rank < 0.0 && hi_rank < (double)count && picked[1] == smallest) lo = smallest;
         unsigned long long hi = hi_rank >= (double)count ? max : picked[1];
         set_bucket(s, lo, hi, digit_bits);
         s.compact = 1;
@@ -191,6 +205,35 @@ __global__ void __launch_bounds__(kSampleThreads)
 }
 
 /* ---- filter ---------------------------------------------------------------------- */
+
+/* Calls f(j, v[j]) for each set bit j of m, in order: an unrolled test of every bit when
+ * many are set, else a loop over the set bits that picks v[j] by selects (an indexed
+ * register array would go to local memory). Sparse keys leave a bit or two a tile, and
+ * the unrolled tests (with their branches) cost more than the rest of the pass. */
+template <int N, class X, class F>
+__device__ __forceinline__ void for_each_bit(unsigned m, const X (&v)[N], F f) {
+    if (__popc(m) * 4 > N) {
+#pragma unroll
+        for (int j = 0; j < N; j++)
+            if (m >> j & 1) f(j, v[j]);
+        return;
+    }
+    while (m) {
+        const int j = __ffs(m) - 1;
+        m &= m - 1;
+        X x = v[0];
+#pragma unroll
+        for (int i = 1; i < N; i++) x = i == j ? v[i] : x;
+        f(j, x);
+    }
+}
+
+/* A tile's keys: kItems a thread, in runs of V consecutive keys (one 16-byte load from the
+ * input when V > 1), runs of consecutive threads adjacent: coalesced. Item j of the
+ * thread is key base + ((j / V) * kFilterThreads + threadIdx.x) * V + j % V. */
+template <int V> __device__ __forceinline__ uint32_t tile_index(uint32_t base, int j) {
+    return base + ((uint32_t)(j / V) * kFilterThreads + threadIdx.x) * V + j % V;
+}
 
 /* Reserves `mine` slots per thread with one atomic per warp; returns this thread's first.
  * Every lane of the warp calls it. */
@@ -210,18 +253,35 @@ __device__ __forceinline__ unsigned long long warp_reserve(unsigned mine,
     return base + inclusive - mine;
 }
 
-template <class T, class U>
+/* One pass over a row's source (grid: blocks x rows): keys before the bucket appended to
+ * the output, keys in it counted in the histogram and appended to the candidates (or, in
+ * the final pass, the first k_rem of them to the back of the output). A warp reserves
+ * space with one atomic for its 512 keys of a tile, and only when it has keys to place.
+ * Candidates past what the scan can use (the cap, or k of a one-value bucket) are only
+ * counted, in registers, and added once at the end: an input of one heavy value would
+ * otherwise send an atomic per warp and tile to one counter. */
+template <class T, class U, int V>
 __global__ void __launch_bounds__(kFilterThreads)
     filter_kernel(const T *keys, unsigned long long n, unsigned long long k, bool largest,
                   Buffers b) {
+    static_assert(kItems % V == 0 && V * sizeof(T) <= 16 && kItems <= 32, "whole 16-byte runs");
     __shared__ RowState s;
     __shared__ unsigned hist[kMaxBins];
+    __shared__ U staged_keys[kStaged];
+    __shared__ uint32_t staged_index[kStaged];
+    __shared__ unsigned long long staged, flush_at;
     const unsigned row = blockIdx.y;
-    if (threadIdx.x == 0) s = b.state[row];
+    if (threadIdx.x == 0) {
+        s = b.state[row];
+        staged = 0;
+    }
     __syncthreads();
     if (s.stage == kDone) return;
     const bool final = s.stage == kFinal;
-    const bool histogram = !final, compact = !final && s.compact;
+    /* one bin: its count is the candidates' count, no histogram needed */
+    const bool histogram = !final && s.nbins > 1, compact = !final && s.compact;
+    /* candidates written: a one-value bucket needs at most k of its keys */
+    const unsigned long long keep = s.blo == s.bhi && k < b.cap ? k : b.cap;
     for (int i = threadIdx.x; i < s.nbins && histogram; i += blockDim.x) hist[i] = 0;
     __syncthreads();
     RowState *g = b.state + row;
@@ -242,71 +302,126 @@ __global__ void __launch_bounds__(kFilterThreads)
     uint32_t *out_index = b.out_index + row * k;
     const unsigned long long count =
         s.src == kInput ? n : (s.src_count < b.cap ? s.src_count : b.cap);
-    for (unsigned long long base = (unsigned long long)blockIdx.x * kTile; base < count;
-         base += (unsigned long long)gridDim.x * kTile) {
-        U v[kUnroll];
-        uint32_t id[kUnroll];
-        int cls[kUnroll]; /* 0: out of range, 1: before the bucket, 2: in the bucket */
-        unsigned before = 0, inside = 0;
+    const U clo = (U)s.clo, chi = (U)(s.chi < s.bhi ? s.chi : s.bhi), blo = (U)s.blo;
+    /* the key's index in its row: its position in the input, or carried with a candidate */
+    auto index_of = [&](unsigned long long i) { return src_keys ? src_index[i] : (uint32_t)i; };
+    bool appending = compact;       /* this warp still writes candidates */
+    unsigned long long counted = 0; /* candidates this thread counted without writing */
+    /* Positions within a row fit 32 bits (n < 2^32); a whole tile skips the bounds. */
+    const U width = chi - clo;
+    const int shift = s.shift;
+    for (unsigned long long base64 = (unsigned long long)blockIdx.x * kTile; base64 < count;
+         base64 += (unsigned long long)gridDim.x * kTile) {
+        const uint32_t base = (uint32_t)base64;
+        const bool whole = base64 + kTile <= count;
+        U v[kItems];
 #pragma unroll
-        for (int j = 0; j < kUnroll; j++) {
-            unsigned long long i = base + (unsigned long long)j * kFilterThreads + threadIdx.x;
-            cls[j] = 0;
-            v[j] = 0;
-            id[j] = (uint32_t)i;
-            if (i < count) {
-                if (src_keys) {
-                    v[j] = src_keys[i];
-                    id[j] = src_index[i];
-                } else {
-                    v[j] = (U)ordered_of<T>(row_keys[i], largest);
+        for (int r = 0; r < kItems / V; r++) {
+            const uint32_t i0 = tile_index<V>(base, r * V);
+            bool loaded = false;
+            if constexpr (V > 1)
+                if (!src_keys && (whole || i0 + V <= count)) {
+                    union {
+                        uint4 raw;
+                        T key[V];
+                    } run;
+                    run.raw = *reinterpret_cast<const uint4 *>(row_keys + i0);
+#pragma unroll
+                    for (int q = 0; q < V; q++)
+                        v[r * V + q] = (U)ordered_of<T>(run.key[q], largest);
+                    loaded = true;
+                }
+            if (!loaded) {
+#pragma unroll
+                for (int q = 0; q < V; q++) {
+                    const uint32_t i = i0 + q;
+                    v[r * V + q] = 0;
+                    if (whole || i < count)
+                        v[r * V + q] =
+                            src_keys ? src_keys[i] : (U)ordered_of<T>(row_keys[i], largest);
                 }
             }
         }
+        unsigned before = 0, inside = 0; /* bit j: item j is before the bucket, in it */
 #pragma unroll
-        for (int j = 0; j < kUnroll; j++) {
-            unsigned long long i = base + (unsigned long long)j * kFilterThreads + threadIdx.x;
-            if (i >= count || v[j] < s.clo || v[j] > s.chi || v[j] > s.bhi) continue;
-            cls[j] = v[j] < s.blo ? 1 : 2;
-            before += cls[j] == 1;
-            inside += cls[j] == 2;
+        for (int j = 0; j < kItems; j++) {
+            const U x = v[j];
+            /* clo <= x <= chi in one unsigned comparison */
+            if ((U)(x - clo) > width || !(whole || tile_index<V>(base, j) < count)) continue;
+            if (x < blo)
+                before |= 1u << j;
+            else
+                inside |= 1u << j;
         }
-        unsigned long long at = warp_reserve(before, &g->out_count);
-#pragma unroll
-        for (int j = 0; j < kUnroll; j++)
-            if (cls[j] == 1) {
+        if (__any_sync(0xffffffffu, before)) {
+            unsigned long long at = warp_reserve(__popc(before), &g->out_count);
+            for_each_bit(before, v, [&](int j, U x) {
                 if (at < k) { /* a sampled guess may find more than k: the scan restarts */
-                    out_keys[at] = v[j];
-                    out_index[at] = id[j];
+                    out_keys[at] = x;
+                    out_index[at] = index_of(tile_index<V>(base, j));
                 }
                 at++;
-            }
+            });
+        }
+        if (!__any_sync(0xffffffffu, inside)) continue;
         if (final) {
-            unsigned long long tie = warp_reserve(inside, &g->tie_count);
-#pragma unroll
-            for (int j = 0; j < kUnroll; j++)
-                if (cls[j] == 2) {
-                    if (tie < s.k_rem) {
-                        out_keys[k - 1 - tie] = v[j];
-                        out_index[k - 1 - tie] = id[j];
-                    }
-                    tie++;
+            unsigned long long tie = warp_reserve(__popc(inside), &g->tie_count);
+            for_each_bit(inside, v, [&](int j, U x) {
+                if (tie < s.k_rem) { /* ties from the back of the row's output */
+                    out_keys[k - 1 - tie] = x;
+                    out_index[k - 1 - tie] = index_of(tile_index<V>(base, j));
                 }
+                tie++;
+            });
             continue;
         }
-        unsigned long long slot = compact ? warp_reserve(inside, &g->cand_count) : 0;
-#pragma unroll
-        for (int j = 0; j < kUnroll; j++)
-            if (cls[j] == 2) {
-                atomicAdd(&hist[(v[j] - s.blo) >> s.shift], 1u);
-                if (compact) {
-                    if (slot < b.cap) {
-                        dst_keys[slot] = v[j];
-                        dst_index[slot] = id[j];
-                    }
-                    slot++;
+        if (!appending) {
+            if (histogram)
+                for_each_bit(inside, v, [&](int, U x) {
+                    atomicAdd(&hist[(uint32_t)((x - blo) >> shift)], 1u);
+                });
+            counted += __popc(inside);
+            continue;
+        }
+        /* Staged in shared memory while it has room (a shared atomic), the rest straight
+         * to the buffer (a global one). */
+        unsigned long long local = warp_reserve(__popc(inside), &staged);
+        const unsigned spill =
+            local >= kStaged
+                ? __popc(inside)
+                : (local + __popc(inside) > kStaged ? local + __popc(inside) - kStaged : 0);
+        unsigned long long slot = 0;
+        if (__any_sync(0xffffffffu, spill)) {
+            slot = warp_reserve(spill, &g->cand_count);
+            appending = !__any_sync(0xffffffffu, slot + spill > keep); /* full: count from now on */
+        }
+        for_each_bit(inside, v, [&](int j, U x) {
+            if (histogram) atomicAdd(&hist[(uint32_t)((x - blo) >> shift)], 1u);
+            if (local < kStaged) {
+                staged_keys[local] = x;
+                staged_index[local] = index_of(tile_index<V>(base, j));
+            } else {
+                if (slot < keep) {
+                    dst_keys[slot] = x;
+                    dst_index[slot] = index_of(tile_index<V>(base, j));
                 }
+                slot++;
             }
+            local++;
+        });
+    }
+    if (compact) {
+        for (int d = 16; d > 0; d /= 2) counted += __shfl_down_sync(0xffffffffu, counted, d);
+        if ((threadIdx.x & 31) == 0 && counted) atomicAdd(&g->cand_count, counted);
+        /* the staged candidates: one atomic for the block, written out coalesced */
+        __syncthreads();
+        const unsigned long long in_stage = staged < kStaged ? staged : kStaged;
+        if (threadIdx.x == 0) flush_at = in_stage ? atomicAdd(&g->cand_count, in_stage) : 0;
+        __syncthreads();
+        for (unsigned i = threadIdx.x; i < in_stage && flush_at + i < keep; i += blockDim.x) {
+            dst_keys[flush_at + i] = staged_keys[i];
+            dst_index[flush_at + i] = staged_index[i];
+        }
     }
     if (!histogram) return;
     __syncthreads();
@@ -380,9 +495,11 @@ __global__ void __launch_bounds__(kScanThreads)
     if (threadIdx.x != 0) return;
     /* The candidates of the bucket just counted become the next source when they were
      * all kept, or when they are all one value and enough of them were kept. */
-    const unsigned long long kept = s.cand_count < b.cap ? s.cand_count : b.cap;
     const bool one_value = s.blo == s.bhi;
-    if (s.compact && (s.cand_count <= b.cap || (one_value && kept >= s.k_rem))) {
+    /* the filter writes at most k keys of a one-value bucket */
+    const unsigned long long keep = one_value && k < b.cap ? k : b.cap;
+    const unsigned long long kept = s.cand_count < keep ? s.cand_count : keep;
+    if (s.compact && (s.cand_count <= keep || (one_value && kept >= s.k_rem))) {
         s.src = s.dst;
         s.dst = s.dst == kBufferA ? kBufferB : kBufferA;
         s.src_count = kept;
@@ -508,8 +625,16 @@ cudaError_t launch(const pb_select_params *p, const T *keys, T *out_keys, uint32
     dim3 grid((unsigned)(per_row < tiles ? per_row : tiles), p->batch);
     const int bits = 8 * (int)sizeof(T);
     const int passes = (bits + digit_bits - 1) / digit_bits + 2;
+    /* 16-byte loads of the input where every row starts on 16 bytes */
+    constexpr int V = 16 / sizeof(T) < kItems ? 16 / sizeof(T) : kItems;
+    const bool runs = (uintptr_t)keys % 16 == 0 && (p->batch == 1 || p->n * sizeof(T) % 16 == 0);
     for (int pass = 0; pass < passes; pass++) {
-        filter_kernel<T, U><<<grid, kFilterThreads, 0, stream>>>(keys, p->n, p->k, largest, b);
+        if (runs)
+            filter_kernel<T, U, V>
+                <<<grid, kFilterThreads, 0, stream>>>(keys, p->n, p->k, largest, b);
+        else
+            filter_kernel<T, U, 1>
+                <<<grid, kFilterThreads, 0, stream>>>(keys, p->n, p->k, largest, b);
         scan_kernel<<<p->batch, kScanThreads, 0, stream>>>(p->k, (int)sizeof(T), digit_bits, b);
     }
     const U *sel_keys = (const U *)b.out_keys;
