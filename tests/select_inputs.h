@@ -55,4 +55,14 @@ static inline void fill_sample_trap(uint64_t n, uint32_t *out) {
         for (uint64_t j = 0; j < 8; j++) out[g * stride + j] = 0xffffffffu;
 }
 
+/* One heavy value (1000) everywhere the sample looks, and 200 smaller keys (0..199) just
+ * past sampled groups: select/radix guesses the heavy value alone; with k < 200 that guess
+ * has more than k keys before it and must restart, with k > 200 it holds and only k - 200
+ * of the heavy value's copies are kept. */
+static inline void fill_heavy_value_trap(uint64_t n, uint32_t *out) {
+    uint64_t stride = n / 512;
+    for (uint64_t i = 0; i < n; i++) out[i] = 1000;
+    for (uint64_t g = 0; g < 200 && n > 4096; g++) out[g * stride + 100] = (uint32_t)g;
+}
+
 #endif

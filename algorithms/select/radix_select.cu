@@ -4,8 +4,10 @@
  * holds the k-th key:
  *
  *   start   (sampled) a block per row sorts a strided sample and takes [blo, bhi] around
- *           the sample's k-th with a margin of 4 standard deviations; (otherwise) the
- *           bucket is the whole range, and the first pass only counts.
+ *           the sample's k-th with a margin of 4 standard deviations (and a sampled group);
+ *           a bracket below the sample's first key whose sampled keys are one value becomes
+ *           that value alone (heavy values: one pass, no histogram); (otherwise) the bucket
+ *           is the whole range, and the first pass only counts.
  *   filter  one pass over the row's current source (the input, or the candidates compacted
  *           by the previous pass): keys in [clo, blo) are in the answer and are appended to
  *           the output; keys in [blo, bhi] are candidates: counted in a histogram of the
@@ -17,8 +19,11 @@
  *           filter appends the keys before it and the first k_rem of the bucket's keys,
  *           written from the end of the row's output so that ties cut at exactly k.
  *
- * Appends reserve space per warp (one atomic for a warp's items of a tile). Everything is
- * in ordered unsigned values (select_order.h); the emit kernel gathers the original keys. */
+ * Keys before the bucket are appended with one atomic per warp and tile; bucket keys (rare
+ * after a sampled start) per lane into a block's shared-memory stage, flushed once; past
+ * what the scan can use (the cap, or k keys of a one-value bucket) they are only counted.
+ * Everything is in ordered unsigned values (select_order.h); the emit kernel gathers the
+ * original keys. */
 #include <cub/block/block_radix_sort.cuh>
 #include <cub/block/block_scan.cuh>
 #include <cub/device/device_radix_sort.cuh>
@@ -269,11 +274,14 @@ __global__ void __launch_bounds__(kFilterThreads)
     __shared__ unsigned hist[kMaxBins];
     __shared__ U staged_keys[kStaged];
     __shared__ uint32_t staged_index[kStaged];
-    __shared__ unsigned long long staged, flush_at;
+    __shared__ unsigned staged;
+    __shared__ volatile int full;
+    __shared__ unsigned long long flush_at;
     const unsigned row = blockIdx.y;
     if (threadIdx.x == 0) {
         s = b.state[row];
         staged = 0;
+        full = 0;
     }
     __syncthreads();
     if (s.stage == kDone) return;
@@ -305,7 +313,7 @@ __global__ void __launch_bounds__(kFilterThreads)
     const U clo = (U)s.clo, chi = (U)(s.chi < s.bhi ? s.chi : s.bhi), blo = (U)s.blo;
     /* the key's index in its row: its position in the input, or carried with a candidate */
     auto index_of = [&](unsigned long long i) { return src_keys ? src_index[i] : (uint32_t)i; };
-    bool appending = compact;       /* this warp still writes candidates */
+    const bool appending = compact; /* candidates are written (else only counted) */
     unsigned long long counted = 0; /* candidates this thread counted without writing */
     /* Positions within a row fit 32 bits (n < 2^32); a whole tile skips the bounds. */
     const U width = chi - clo;
@@ -363,8 +371,8 @@ __global__ void __launch_bounds__(kFilterThreads)
                 at++;
             });
         }
-        if (!__any_sync(0xffffffffu, inside)) continue;
         if (final) {
+            if (!__any_sync(0xffffffffu, inside)) continue;
             unsigned long long tie = warp_reserve(__popc(inside), &g->tie_count);
             for_each_bit(inside, v, [&](int j, U x) {
                 if (tie < s.k_rem) { /* ties from the back of the row's output */
@@ -375,25 +383,26 @@ __global__ void __launch_bounds__(kFilterThreads)
             });
             continue;
         }
-        if (!appending) {
+        /* Bucket keys are rare (a sampled bracket holds about 1 in 300): each lane that
+         * has some takes its own slots, with a shared atomic while the block's stage has
+         * room and a global one past it, and no warp-wide step. */
+        if (!inside) continue;
+        const unsigned mine = __popc(inside);
+        if (!appending || full) {
             if (histogram)
                 for_each_bit(inside, v, [&](int, U x) {
                     atomicAdd(&hist[(uint32_t)((x - blo) >> shift)], 1u);
                 });
-            counted += __popc(inside);
+            counted += mine;
             continue;
         }
-        /* Staged in shared memory while it has room (a shared atomic), the rest straight
-         * to the buffer (a global one). */
-        unsigned long long local = warp_reserve(__popc(inside), &staged);
+        unsigned local = atomicAdd(&staged, mine);
         const unsigned spill =
-            local >= kStaged
-                ? __popc(inside)
-                : (local + __popc(inside) > kStaged ? local + __popc(inside) - kStaged : 0);
+            local >= kStaged ? mine : (local + mine > kStaged ? local + mine - kStaged : 0);
         unsigned long long slot = 0;
-        if (__any_sync(0xffffffffu, spill)) {
-            slot = warp_reserve(spill, &g->cand_count);
-            appending = !__any_sync(0xffffffffu, slot + spill > keep); /* full: count from now on */
+        if (spill) {
+            slot = atomicAdd(&g->cand_count, (unsigned long long)spill);
+            if (slot + spill > keep) full = 1; /* the buffer is full: count from now on */
         }
         for_each_bit(inside, v, [&](int j, U x) {
             if (histogram) atomicAdd(&hist[(uint32_t)((x - blo) >> shift)], 1u);
@@ -415,7 +424,7 @@ __global__ void __launch_bounds__(kFilterThreads)
         if ((threadIdx.x & 31) == 0 && counted) atomicAdd(&g->cand_count, counted);
         /* the staged candidates: one atomic for the block, written out coalesced */
         __syncthreads();
-        const unsigned long long in_stage = staged < kStaged ? staged : kStaged;
+        const unsigned in_stage = staged < kStaged ? staged : kStaged;
         if (threadIdx.x == 0) flush_at = in_stage ? atomicAdd(&g->cand_count, in_stage) : 0;
         __syncthreads();
         for (unsigned i = threadIdx.x; i < in_stage && flush_at + i < keep; i += blockDim.x) {

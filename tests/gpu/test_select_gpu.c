@@ -153,6 +153,19 @@ static void misleading_sample(void **state) {
     free(keys);
 }
 
+static void heavy_value(void **state) {
+    (void)state;
+    const uint64_t n = small ? 200000 : 4000037;
+    uint32_t *keys = malloc(n * 4);
+    fill_heavy_value_trap(n, keys);
+    struct pb_case c;
+    make_case(&c, (int64_t)n, 1, "u32", "sparse", 10, "fixed", "min", "unordered", "yes");
+    check_on_keys(&c, PB_U32, n, keys, "heavy value, k = 10 (the guess fails)");
+    make_case(&c, (int64_t)n, 1, "u32", "sparse", 5000, "fixed", "min", "sorted", "yes");
+    check_on_keys(&c, PB_U32, n, keys, "heavy value, k = 5000 (the guess holds)");
+    free(keys);
+}
+
 static void large_inputs(void **state) {
     (void)state;
     if (small) return;
@@ -170,7 +183,7 @@ int main(void) {
         cmocka_unit_test(degenerate),       cmocka_unit_test(ties),
         cmocka_unit_test(types_and_orders), cmocka_unit_test(batched),
         cmocka_unit_test(special_values),   cmocka_unit_test(misleading_sample),
-        cmocka_unit_test(large_inputs),
+        cmocka_unit_test(heavy_value),      cmocka_unit_test(large_inputs),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
