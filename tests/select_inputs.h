@@ -45,14 +45,18 @@ static inline void fill_specials(enum pb_dtype t, uint64_t n, uint64_t seed, voi
     }
 }
 
-/* u32 keys whose select/radix sample (512 groups of 8 keys, evenly spread, when n > 4096)
- * sees only the largest key, while every other key is smaller: with k = n / 2 the guess
- * finds more than k keys before its interval, and the whole-range fallback runs. */
+/* select/radix samples 1024 groups of 4 consecutive keys, evenly spread, when n > 4096 */
+#define PB_TEST_SAMPLE_GROUPS 1024
+#define PB_TEST_SAMPLE_GROUP  4
+
+/* u32 keys whose select/radix sample sees only the largest key, while every other key is
+ * smaller: with k = n / 2 the guess finds more than k keys before its interval, and the
+ * whole-range fallback runs. */
 static inline void fill_sample_trap(uint64_t n, uint32_t *out) {
-    uint64_t stride = n / 512;
+    uint64_t stride = n / PB_TEST_SAMPLE_GROUPS;
     for (uint64_t i = 0; i < n; i++) out[i] = (uint32_t)(pb_mix64(i + 7) % 0xfffffff0u);
-    for (uint64_t g = 0; g < 512 && n > 4096; g++)
-        for (uint64_t j = 0; j < 8; j++) out[g * stride + j] = 0xffffffffu;
+    for (uint64_t g = 0; g < PB_TEST_SAMPLE_GROUPS && n > 4096; g++)
+        for (uint64_t j = 0; j < PB_TEST_SAMPLE_GROUP; j++) out[g * stride + j] = 0xffffffffu;
 }
 
 /* One heavy value (1000) everywhere the sample looks, and 200 smaller keys (0..199) just
@@ -60,7 +64,7 @@ static inline void fill_sample_trap(uint64_t n, uint32_t *out) {
  * has more than k keys before it and must restart, with k > 200 it holds and only k - 200
  * of the heavy value's copies are kept. */
 static inline void fill_heavy_value_trap(uint64_t n, uint32_t *out) {
-    uint64_t stride = n / 512;
+    uint64_t stride = n / PB_TEST_SAMPLE_GROUPS;
     for (uint64_t i = 0; i < n; i++) out[i] = 1000;
     for (uint64_t g = 0; g < 200 && n > 4096; g++) out[g * stride + 100] = (uint32_t)g;
 }

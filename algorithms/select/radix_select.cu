@@ -40,10 +40,11 @@ namespace {
 constexpr int kFilterThreads = 256;
 constexpr int kItems = 16; /* a thread's keys per tile: 64 bytes of u32 in flight */
 constexpr int kTile = kFilterThreads * kItems;
-/* Candidates a filter block gathers in shared memory before its one flush: a sampled
- * bracket leaves about n / 300 (850K of 2^28 keys, 800 a block), and an atomic per warp
- * and tile on the row's one counter took 0.68 ms of a 2^28-key pass on the H200. */
-constexpr int kStaged = 2048;
+/* Candidates a filter warp gathers in shared memory between flushes (one atomic on the
+ * row's counter each): a sampled bracket leaves about 1 key in 300, and an atomic per
+ * warp and tile on that one counter took 0.68 ms of a 2^28-key pass on the H200. */
+constexpr int kWarps = kFilterThreads / 32;
+
 constexpr int kMaxDigitBits = 11;
 constexpr int kMaxBins = 1 << kMaxDigitBits;
 constexpr int kScanThreads = 256;
@@ -51,7 +52,10 @@ constexpr int kBinsPerThread = kMaxBins / kScanThreads;
 constexpr int kSampleThreads = 512;
 constexpr int kSamplePerThread = 8;
 constexpr int kSampleMax = kSampleThreads * kSamplePerThread;
-constexpr int kSampleGroup = 8; /* consecutive keys per sampled spot: whole sectors */
+/* consecutive keys per sampled spot (half a sector): the margin grows with the group
+ * (see start_kernel), so smaller groups leave fewer candidates; tests/select_inputs.h
+ * builds its traps on this layout */
+constexpr int kSampleGroup = 4;
 
 enum Stage : int { kFilter = 0, kFinal = 1, kDone = 2 };
 enum Source : int { kInput = 0, kBufferA = 1, kBufferB = 2 };
@@ -179,7 +183,7 @@ __global__ void __launch_bounds__(kSampleThreads)
     const double p = (double)k / (double)n;
     const double expected = n == count ? (double)k : p * (double)count;
     /* Keys of a group are neighbours, not independent draws (sorted input makes a group
-     * eight copies of one rank): the variance is up to kSampleGroup times a random
+     * kSampleGroup copies of one rank): the variance is up to kSampleGroup times a random
      * sample's, and the margin at least a group. */
     const double margin =
         n == count ? 0.0 : 4.0 * sqrt(kSampleGroup * expected * (1.0 - p)) + 4.0 + kSampleGroup;
@@ -272,17 +276,14 @@ __global__ void __launch_bounds__(kFilterThreads)
     static_assert(kItems % V == 0 && V * sizeof(T) <= 16 && kItems <= 32, "whole 16-byte runs");
     __shared__ RowState s;
     __shared__ unsigned hist[kMaxBins];
-    __shared__ U staged_keys[kStaged];
-    __shared__ uint32_t staged_index[kStaged];
-    __shared__ unsigned staged;
-    __shared__ volatile int full;
-    __shared__ unsigned long long flush_at;
-    const unsigned row = blockIdx.y;
-    if (threadIdx.x == 0) {
-        s = b.state[row];
-        staged = 0;
-        full = 0;
-    }
+    /* a warp's stage: 512 four-byte keys (with their indices), 256 eight-byte ones */
+    constexpr unsigned S = sizeof(U) == 4 ? 512 : 256;
+    __shared__ U stage_keys_all[kWarps][S];
+    __shared__ uint32_t stage_index_all[kWarps][S];
+    const unsigned row = blockIdx.y, lane = threadIdx.x & 31;
+    U *const stage_keys = stage_keys_all[threadIdx.x / 32];
+    uint32_t *const stage_index = stage_index_all[threadIdx.x / 32];
+    if (threadIdx.x == 0) s = b.state[row];
     __syncthreads();
     if (s.stage == kDone) return;
     const bool final = s.stage == kFinal;
@@ -313,8 +314,24 @@ __global__ void __launch_bounds__(kFilterThreads)
     const U clo = (U)s.clo, chi = (U)(s.chi < s.bhi ? s.chi : s.bhi), blo = (U)s.blo;
     /* the key's index in its row: its position in the input, or carried with a candidate */
     auto index_of = [&](unsigned long long i) { return src_keys ? src_index[i] : (uint32_t)i; };
-    const bool appending = compact; /* candidates are written (else only counted) */
+    /* candidates are written while the buffer has room, then only counted */
+    bool appending = compact;
     unsigned long long counted = 0; /* candidates this thread counted without writing */
+    unsigned staged = 0;            /* the warp's stage (the same in every lane) */
+    /* The stage to the buffer: one atomic, coalesced writes. */
+    auto flush = [&]() {
+        unsigned long long at = 0;
+        if (lane == 0) at = atomicAdd(&g->cand_count, (unsigned long long)staged);
+        at = __shfl_sync(0xffffffffu, at, 0);
+        __syncwarp();
+        for (unsigned i = lane; i < staged && at + i < keep; i += 32) {
+            dst_keys[at + i] = stage_keys[i];
+            dst_index[at + i] = stage_index[i];
+        }
+        __syncwarp();
+        appending = at + staged < keep;
+        staged = 0;
+    };
     /* Positions within a row fit 32 bits (n < 2^32); a whole tile skips the bounds. */
     const U width = chi - clo;
     const int shift = s.shift;
@@ -383,54 +400,66 @@ __global__ void __launch_bounds__(kFilterThreads)
             });
             continue;
         }
-        /* Bucket keys are rare (a sampled bracket holds about 1 in 300): each lane that
-         * has some takes its own slots, with a shared atomic while the block's stage has
-         * room and a global one past it, and no warp-wide step. */
-        if (!inside) continue;
+        /* Bucket keys go to the warp's stage, at offsets from a warp scan of the lanes'
+         * counts (one ballot when no lane has more than one, the common case after a
+         * sampled start); a tile that would overflow the stage flushes it first, and one
+         * larger than the stage is written straight out. */
         const unsigned mine = __popc(inside);
-        if (!appending || full) {
-            if (histogram)
-                for_each_bit(inside, v, [&](int, U x) {
-                    atomicAdd(&hist[(uint32_t)((x - blo) >> shift)], 1u);
-                });
+        if (!__any_sync(0xffffffffu, mine)) continue;
+        if (histogram)
+            for_each_bit(inside, v,
+                         [&](int, U x) { atomicAdd(&hist[(uint32_t)((x - blo) >> shift)], 1u); });
+        if (!appending) {
             counted += mine;
             continue;
         }
-        unsigned local = atomicAdd(&staged, mine);
-        const unsigned spill =
-            local >= kStaged ? mine : (local + mine > kStaged ? local + mine - kStaged : 0);
-        unsigned long long slot = 0;
-        if (spill) {
-            slot = atomicAdd(&g->cand_count, (unsigned long long)spill);
-            if (slot + spill > keep) full = 1; /* the buffer is full: count from now on */
-        }
-        for_each_bit(inside, v, [&](int j, U x) {
-            if (histogram) atomicAdd(&hist[(uint32_t)((x - blo) >> shift)], 1u);
-            if (local < kStaged) {
-                staged_keys[local] = x;
-                staged_index[local] = index_of(tile_index<V>(base, j));
-            } else {
-                if (slot < keep) {
-                    dst_keys[slot] = x;
-                    dst_index[slot] = index_of(tile_index<V>(base, j));
-                }
-                slot++;
+        const unsigned lower = (1u << lane) - 1;
+        unsigned before_me, total;
+        if (__all_sync(0xffffffffu, mine <= 1)) {
+            const unsigned lanes = __ballot_sync(0xffffffffu, mine);
+            before_me = __popc(lanes & lower);
+            total = __popc(lanes);
+        } else {
+            unsigned inclusive = mine;
+#pragma unroll
+            for (int d = 1; d < 32; d *= 2) {
+                unsigned up = __shfl_up_sync(0xffffffffu, inclusive, d);
+                if (lane >= (unsigned)d) inclusive += up;
             }
-            local++;
+            total = __shfl_sync(0xffffffffu, inclusive, 31);
+            before_me = inclusive - mine;
+        }
+        if (staged + total > S) flush();
+        if (!appending) {
+            counted += mine;
+            continue;
+        }
+        if (total > S) { /* straight out: one atomic for the tile */
+            unsigned long long at = 0;
+            if (lane == 0) at = atomicAdd(&g->cand_count, (unsigned long long)total);
+            at = __shfl_sync(0xffffffffu, at, 0) + before_me;
+            appending = __shfl_sync(0xffffffffu, at, 0) + total < keep;
+            for_each_bit(inside, v, [&](int j, U x) {
+                if (at < keep) {
+                    dst_keys[at] = x;
+                    dst_index[at] = index_of(tile_index<V>(base, j));
+                }
+                at++;
+            });
+            continue;
+        }
+        unsigned at = staged + before_me;
+        for_each_bit(inside, v, [&](int j, U x) {
+            stage_keys[at] = x;
+            stage_index[at] = index_of(tile_index<V>(base, j));
+            at++;
         });
+        staged += total;
     }
     if (compact) {
+        if (staged) flush();
         for (int d = 16; d > 0; d /= 2) counted += __shfl_down_sync(0xffffffffu, counted, d);
-        if ((threadIdx.x & 31) == 0 && counted) atomicAdd(&g->cand_count, counted);
-        /* the staged candidates: one atomic for the block, written out coalesced */
-        __syncthreads();
-        const unsigned in_stage = staged < kStaged ? staged : kStaged;
-        if (threadIdx.x == 0) flush_at = in_stage ? atomicAdd(&g->cand_count, in_stage) : 0;
-        __syncthreads();
-        for (unsigned i = threadIdx.x; i < in_stage && flush_at + i < keep; i += blockDim.x) {
-            dst_keys[flush_at + i] = staged_keys[i];
-            dst_index[flush_at + i] = staged_index[i];
-        }
+        if (lane == 0 && counted) atomicAdd(&g->cand_count, counted);
     }
     if (!histogram) return;
     __syncthreads();
