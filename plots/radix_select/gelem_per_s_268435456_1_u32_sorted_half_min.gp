@@ -15,7 +15,8 @@ set terminal pngcairo size 960,600
 set output 'gelem_per_s_268435456_1_u32_sorted_half_min.png'
 plot 'gelem_per_s_268435456_1_u32_sorted_half_min.dat' index 0 using 2:3:4:5 with yerrorlines lw 1.5 title 'select/radix', \
      'gelem_per_s_268435456_1_u32_sorted_half_min.dat' index 1 using 2:3:4:5 with yerrorlines lw 1.5 title 'select/radix-multipass', \
-     'gelem_per_s_268435456_1_u32_sorted_half_min.dat' index 2 using 2:3:4:5 with yerrorlines lw 1.5 title 'select/radix8'
+     'gelem_per_s_268435456_1_u32_sorted_half_min.dat' index 2 using 2:3:4:5 with yerrorlines lw 1.5 title 'select/radix8', \
+     'gelem_per_s_268435456_1_u32_sorted_half_min.dat' index 3 using 2:3:4:5 with yerrorlines lw 1.5 title 'select/cub-sort'
 set terminal svg size 960,600 dynamic
 set output 'gelem_per_s_268435456_1_u32_sorted_half_min.svg'
 replot
