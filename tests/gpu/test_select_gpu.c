@@ -137,33 +137,42 @@ static void special_values(void **state) {
     free(keys);
 }
 
+/* u32 keys built to mislead select/radix's sample, each selection checked. */
+struct trap_case {
+    int64_t k;
+    const char *k_rule, *output, *label;
+};
+static void check_trap(void (*fill)(uint64_t, uint32_t *), const struct trap_case *cases,
+                       size_t count) {
+    const uint64_t n = small ? 200000 : 4000037;
+    uint32_t *keys = malloc(n * 4);
+    assert_non_null(keys);
+    fill(n, keys);
+    for (size_t i = 0; i < count; i++) {
+        struct pb_case c;
+        make_case(&c, (int64_t)n, 1, "u32", "sparse", cases[i].k, cases[i].k_rule, "min",
+                  cases[i].output, "yes");
+        check_on_keys(&c, PB_U32, n, keys, cases[i].label);
+    }
+    free(keys);
+}
+
 /* The sample sees only the largest key: the guess fails (more than k keys before its
  * interval) and select/radix restarts on the whole range; with small k the guessed
  * interval holds every key, more candidates than the buffer keeps. */
 static void misleading_sample(void **state) {
     (void)state;
-    const uint64_t n = small ? 200000 : 4000037;
-    uint32_t *keys = malloc(n * 4);
-    fill_sample_trap(n, keys);
-    struct pb_case c;
-    make_case(&c, (int64_t)n, 1, "u32", "sparse", 1, "half", "min", "unordered", "yes");
-    check_on_keys(&c, PB_U32, n, keys, "trap, k = n/2");
-    make_case(&c, (int64_t)n, 1, "u32", "sparse", 100, "fixed", "min", "sorted", "yes");
-    check_on_keys(&c, PB_U32, n, keys, "trap, k = 100");
-    free(keys);
+    const struct trap_case cases[] = {{1, "half", "unordered", "trap, k = n/2"},
+                                      {100, "fixed", "sorted", "trap, k = 100"}};
+    check_trap(fill_sample_trap, cases, COUNT(cases));
 }
 
 static void heavy_value(void **state) {
     (void)state;
-    const uint64_t n = small ? 200000 : 4000037;
-    uint32_t *keys = malloc(n * 4);
-    fill_heavy_value_trap(n, keys);
-    struct pb_case c;
-    make_case(&c, (int64_t)n, 1, "u32", "sparse", 10, "fixed", "min", "unordered", "yes");
-    check_on_keys(&c, PB_U32, n, keys, "heavy value, k = 10 (the guess fails)");
-    make_case(&c, (int64_t)n, 1, "u32", "sparse", 5000, "fixed", "min", "sorted", "yes");
-    check_on_keys(&c, PB_U32, n, keys, "heavy value, k = 5000 (the guess holds)");
-    free(keys);
+    const struct trap_case cases[] = {
+        {10, "fixed", "unordered", "heavy value, k = 10 (the guess fails)"},
+        {5000, "fixed", "sorted", "heavy value, k = 5000 (the guess holds)"}};
+    check_trap(fill_heavy_value_trap, cases, COUNT(cases));
 }
 
 static void large_inputs(void **state) {
