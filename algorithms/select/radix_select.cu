@@ -124,6 +124,13 @@ __device__ void set_bucket(RowState &s, unsigned long long lo, unsigned long lon
     s.nbins = (int)((hi - lo) >> s.shift) + 1;
 }
 
+/* Candidates a filter pass writes (the rest are only counted): a one-value bucket needs
+ * at most k of its keys, any other bucket all that fit the buffer. The scan relies on it. */
+__device__ __forceinline__ unsigned long long
+candidates_kept(const RowState &s, unsigned long long k, unsigned long long cap) {
+    return s.blo == s.bhi && k < cap ? k : cap;
+}
+
 /* The whole-range start: count the top digit of every key, compact nothing. */
 __device__ void restart(RowState &s, unsigned long long k, unsigned long long max, int digit_bits) {
     s.clo = 0;
@@ -289,8 +296,7 @@ __global__ void __launch_bounds__(kFilterThreads)
     const bool final = s.stage == kFinal;
     /* one bin: its count is the candidates' count, no histogram needed */
     const bool histogram = !final && s.nbins > 1, compact = !final && s.compact;
-    /* candidates written: a one-value bucket needs at most k of its keys */
-    const unsigned long long keep = s.blo == s.bhi && k < b.cap ? k : b.cap;
+    const unsigned long long keep = candidates_kept(s, k, b.cap);
     for (int i = threadIdx.x; i < s.nbins && histogram; i += blockDim.x) hist[i] = 0;
     __syncthreads();
     RowState *g = b.state + row;
@@ -534,8 +540,7 @@ __global__ void __launch_bounds__(kScanThreads)
     /* The candidates of the bucket just counted become the next source when they were
      * all kept, or when they are all one value and enough of them were kept. */
     const bool one_value = s.blo == s.bhi;
-    /* the filter writes at most k keys of a one-value bucket */
-    const unsigned long long keep = one_value && k < b.cap ? k : b.cap;
+    const unsigned long long keep = candidates_kept(s, k, b.cap);
     const unsigned long long kept = s.cand_count < keep ? s.cand_count : keep;
     if (s.compact && (s.cand_count <= keep || (one_value && kept >= s.k_rem))) {
         s.src = s.dst;
