@@ -251,22 +251,35 @@ template <int V> __device__ __forceinline__ uint32_t tile_index(uint32_t base, i
     return base + ((uint32_t)(j / V) * kFilterThreads + threadIdx.x) * V + j % V;
 }
 
-/* Reserves `mine` slots per thread with one atomic per warp; returns this thread's first.
- * Every lane of the warp calls it. */
-__device__ __forceinline__ unsigned long long warp_reserve(unsigned mine,
-                                                           unsigned long long *counter) {
+/* Each lane's offset among the warp's `mine` counts (an exclusive scan; one ballot when
+ * no lane has more than one, the common case for rare keys), and their total. Every lane
+ * of the warp calls it. */
+__device__ __forceinline__ unsigned warp_offset(unsigned mine, unsigned *total) {
     const unsigned lane = threadIdx.x & 31;
+    if (__all_sync(0xffffffffu, mine <= 1)) {
+        const unsigned lanes = __ballot_sync(0xffffffffu, mine);
+        *total = __popc(lanes);
+        return __popc(lanes & ((1u << lane) - 1));
+    }
     unsigned inclusive = mine;
 #pragma unroll
     for (int d = 1; d < 32; d *= 2) {
         unsigned up = __shfl_up_sync(0xffffffffu, inclusive, d);
         if (lane >= (unsigned)d) inclusive += up;
     }
-    unsigned total = __shfl_sync(0xffffffffu, inclusive, 31);
+    *total = __shfl_sync(0xffffffffu, inclusive, 31);
+    return inclusive - mine;
+}
+
+/* Reserves `mine` slots per thread with one atomic per warp; returns this thread's first.
+ * Every lane of the warp calls it. */
+__device__ __forceinline__ unsigned long long warp_reserve(unsigned mine,
+                                                           unsigned long long *counter) {
+    unsigned total;
+    const unsigned offset = warp_offset(mine, &total);
     unsigned long long base = 0;
-    if (lane == 31 && total) base = atomicAdd(counter, (unsigned long long)total);
-    base = __shfl_sync(0xffffffffu, base, 31);
-    return base + inclusive - mine;
+    if ((threadIdx.x & 31) == 0 && total) base = atomicAdd(counter, (unsigned long long)total);
+    return __shfl_sync(0xffffffffu, base, 0) + offset;
 }
 
 /* One pass over a row's source (grid: blocks x rows): keys before the bucket appended to
@@ -324,18 +337,24 @@ __global__ void __launch_bounds__(kFilterThreads)
     bool appending = compact;
     unsigned long long counted = 0; /* candidates this thread counted without writing */
     unsigned staged = 0;            /* the warp's stage (the same in every lane) */
+    /* n candidate slots for the warp (n the same in every lane): one atomic; the buffer is
+     * full once they pass keep */
+    auto take = [&](unsigned n) {
+        unsigned long long at = 0;
+        if (lane == 0) at = atomicAdd(&g->cand_count, (unsigned long long)n);
+        at = __shfl_sync(0xffffffffu, at, 0);
+        appending = at + n < keep;
+        return at;
+    };
     /* The stage to the buffer: one atomic, coalesced writes. */
     auto flush = [&]() {
-        unsigned long long at = 0;
-        if (lane == 0) at = atomicAdd(&g->cand_count, (unsigned long long)staged);
-        at = __shfl_sync(0xffffffffu, at, 0);
+        const unsigned long long at = take(staged);
         __syncwarp();
         for (unsigned i = lane; i < staged && at + i < keep; i += 32) {
             dst_keys[at + i] = stage_keys[i];
             dst_index[at + i] = stage_index[i];
         }
         __syncwarp();
-        appending = at + staged < keep;
         staged = 0;
     };
     /* Positions within a row fit 32 bits (n < 2^32); a whole tile skips the bounds. */
@@ -406,10 +425,9 @@ __global__ void __launch_bounds__(kFilterThreads)
             });
             continue;
         }
-        /* Bucket keys go to the warp's stage, at offsets from a warp scan of the lanes'
-         * counts (one ballot when no lane has more than one, the common case after a
-         * sampled start); a tile that would overflow the stage flushes it first, and one
-         * larger than the stage is written straight out. */
+        /* Bucket keys go to the warp's stage at offsets from a warp scan of the lanes'
+         * counts; a tile that would overflow the stage flushes it first, and one larger
+         * than the stage is written straight out. */
         const unsigned mine = __popc(inside);
         if (!__any_sync(0xffffffffu, mine)) continue;
         if (histogram)
@@ -419,32 +437,15 @@ __global__ void __launch_bounds__(kFilterThreads)
             counted += mine;
             continue;
         }
-        const unsigned lower = (1u << lane) - 1;
-        unsigned before_me, total;
-        if (__all_sync(0xffffffffu, mine <= 1)) {
-            const unsigned lanes = __ballot_sync(0xffffffffu, mine);
-            before_me = __popc(lanes & lower);
-            total = __popc(lanes);
-        } else {
-            unsigned inclusive = mine;
-#pragma unroll
-            for (int d = 1; d < 32; d *= 2) {
-                unsigned up = __shfl_up_sync(0xffffffffu, inclusive, d);
-                if (lane >= (unsigned)d) inclusive += up;
-            }
-            total = __shfl_sync(0xffffffffu, inclusive, 31);
-            before_me = inclusive - mine;
-        }
+        unsigned total;
+        const unsigned before_me = warp_offset(mine, &total);
         if (staged + total > S) flush();
         if (!appending) {
             counted += mine;
             continue;
         }
         if (total > S) { /* straight out: one atomic for the tile */
-            unsigned long long at = 0;
-            if (lane == 0) at = atomicAdd(&g->cand_count, (unsigned long long)total);
-            at = __shfl_sync(0xffffffffu, at, 0) + before_me;
-            appending = __shfl_sync(0xffffffffu, at, 0) + total < keep;
+            unsigned long long at = take(total) + before_me;
             for_each_bit(inside, v, [&](int j, U x) {
                 if (at < keep) {
                     dst_keys[at] = x;
