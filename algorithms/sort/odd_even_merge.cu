@@ -98,24 +98,32 @@ template <int Threads> struct MidStaging {
     __device__ uint32_t piece(uint32_t o) const { return o + pad * __umulhi(o, magic); }
     __device__ uint32_t slot(uint32_t o) const { return pad ? piece(o & ~3u) + (o & 3) : o; }
 
-    template <int Count, class V>
-    __device__ void to_shared(const V *src, uint32_t span, V *s, uint32_t tid) const {
-        static_assert(sizeof(V) == 4 && Count % 4 == 0, "four-byte items, whole pieces");
-        if (!whole) {
-            for (uint32_t o = tid; o < span; o += Threads) s[slot(o)] = src[o];
-            return;
-        }
+    /* every 16-byte piece of a whole span: all loaded, then all stored */
+    template <int Count, class Load, class Store>
+    __device__ void in_pieces(uint32_t span, uint32_t tid, Load load, Store store) const {
+        static_assert(Count % 4 == 0, "whole pieces");
         uint4 v[Count / 4];
 #pragma unroll
         for (int j = 0; j < Count / 4; j++) {
             const uint32_t o = 4 * (j * Threads + tid);
-            if (o < span) v[j] = reinterpret_cast<const uint4 *>(src)[o / 4];
+            if (o < span) v[j] = load(o);
         }
 #pragma unroll
         for (int j = 0; j < Count / 4; j++) {
             const uint32_t o = 4 * (j * Threads + tid);
-            if (o < span) *reinterpret_cast<uint4 *>(s + piece(o)) = v[j];
+            if (o < span) store(o, v[j]);
         }
+    }
+    template <int Count, class V>
+    __device__ void to_shared(const V *src, uint32_t span, V *s, uint32_t tid) const {
+        static_assert(sizeof(V) == 4, "four-byte items");
+        if (!whole) {
+            for (uint32_t o = tid; o < span; o += Threads) s[slot(o)] = src[o];
+            return;
+        }
+        in_pieces<Count>(
+            span, tid, [&](uint32_t o) { return reinterpret_cast<const uint4 *>(src)[o / 4]; },
+            [&](uint32_t o, uint4 x) { *reinterpret_cast<uint4 *>(s + piece(o)) = x; });
     }
     template <int Count, class V>
     __device__ void from_shared(const V *s, uint32_t span, V *dst, uint32_t tid) const {
@@ -123,17 +131,9 @@ template <int Threads> struct MidStaging {
             for (uint32_t o = tid; o < span; o += Threads) dst[o] = s[slot(o)];
             return;
         }
-        uint4 v[Count / 4];
-#pragma unroll
-        for (int j = 0; j < Count / 4; j++) {
-            const uint32_t o = 4 * (j * Threads + tid);
-            if (o < span) v[j] = *reinterpret_cast<const uint4 *>(s + piece(o));
-        }
-#pragma unroll
-        for (int j = 0; j < Count / 4; j++) {
-            const uint32_t o = 4 * (j * Threads + tid);
-            if (o < span) reinterpret_cast<uint4 *>(dst)[o / 4] = v[j];
-        }
+        in_pieces<Count>(
+            span, tid, [&](uint32_t o) { return *reinterpret_cast<const uint4 *>(s + piece(o)); },
+            [&](uint32_t o, uint4 x) { reinterpret_cast<uint4 *>(dst)[o / 4] = x; });
     }
     /* the thread's segment, len (<= length) keys, into Count registers padded with pad_item */
     template <int Count, class V, class Item, class Make>
