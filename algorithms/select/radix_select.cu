@@ -44,6 +44,14 @@ constexpr int kTile = kFilterThreads * kItems;
  * row's counter each): a sampled bracket leaves about 1 key in 300, and an atomic per
  * warp and tile on that one counter took 0.68 ms of a 2^28-key pass on the H200. */
 constexpr int kWarps = kFilterThreads / 32;
+/* Filter blocks an SM and a warp's stage (keys, with their indices). On the H200 (2^28
+ * sparse keys, k = 1024) 6 blocks of 40 registers with a 384-key stage took u32 from
+ * 0.427 ms (5 blocks, 48 registers, 512 keys) to 0.412 ms; f32 went from 0.499 to 0.506.
+ * Eight-byte keys keep 5 blocks and 256 keys: at 6, ptxas spills about 2 KB a thread. */
+template <class U> struct FilterShape {
+    static constexpr int kBlocksPerSM = sizeof(U) == 4 ? 6 : 5;
+    static constexpr unsigned kStageKeys = sizeof(U) == 4 ? 384 : 256;
+};
 
 constexpr int kMaxDigitBits = 11;
 constexpr int kMaxBins = 1 << kMaxDigitBits;
@@ -290,14 +298,13 @@ __device__ __forceinline__ unsigned long long warp_reserve(unsigned mine,
  * counted, in registers, and added once at the end: an input of one heavy value would
  * otherwise send an atomic per warp and tile to one counter. */
 template <class T, class U, int V>
-__global__ void __launch_bounds__(kFilterThreads)
+__global__ void __launch_bounds__(kFilterThreads, FilterShape<U>::kBlocksPerSM)
     filter_kernel(const T *keys, unsigned long long n, unsigned long long k, bool largest,
                   Buffers b) {
     static_assert(kItems % V == 0 && V * sizeof(T) <= 16 && kItems <= 32, "whole 16-byte runs");
     __shared__ RowState s;
     __shared__ unsigned hist[kMaxBins];
-    /* a warp's stage: 512 four-byte keys (with their indices), 256 eight-byte ones */
-    constexpr unsigned S = sizeof(U) == 4 ? 512 : 256;
+    constexpr unsigned S = FilterShape<U>::kStageKeys;
     __shared__ U stage_keys_all[kWarps][S];
     __shared__ uint32_t stage_index_all[kWarps][S];
     const unsigned row = blockIdx.y, lane = threadIdx.x & 31;
@@ -360,11 +367,10 @@ __global__ void __launch_bounds__(kFilterThreads)
     /* Positions within a row fit 32 bits (n < 2^32); a whole tile skips the bounds. */
     const U width = chi - clo;
     const int shift = s.shift;
-    for (unsigned long long base64 = (unsigned long long)blockIdx.x * kTile; base64 < count;
-         base64 += (unsigned long long)gridDim.x * kTile) {
+    /* A tile's keys into registers: 16-byte runs where they are whole. */
+    auto load_tile = [&](U(&v)[kItems], unsigned long long base64) {
         const uint32_t base = (uint32_t)base64;
         const bool whole = base64 + kTile <= count;
-        U v[kItems];
 #pragma unroll
         for (int r = 0; r < kItems / V; r++) {
             const uint32_t i0 = tile_index<V>(base, r * V);
@@ -392,6 +398,13 @@ __global__ void __launch_bounds__(kFilterThreads)
                 }
             }
         }
+    };
+    for (unsigned long long base64 = (unsigned long long)blockIdx.x * kTile; base64 < count;
+         base64 += (unsigned long long)gridDim.x * kTile) {
+        const uint32_t base = (uint32_t)base64;
+        const bool whole = base64 + kTile <= count;
+        U v[kItems];
+        load_tile(v, base64);
         unsigned before = 0, inside = 0; /* bit j: item j is before the bucket, in it */
 #pragma unroll
         for (int j = 0; j < kItems; j++) {
@@ -662,16 +675,22 @@ cudaError_t launch(const pb_select_params *p, const T *keys, T *out_keys, uint32
     const bool largest = p->largest != 0;
     start_kernel<T, U><<<p->batch, kSampleThreads, 0, stream>>>(
         keys, p->n, p->k, largest, p->method == PB_SELECT_SAMPLED, digit_bits, b);
-    /* Blocks per row: enough tiles to fill the device (8 blocks an SM), not more than
-     * the row has tiles. */
-    unsigned long long tiles = (p->n + kTile - 1) / kTile;
-    unsigned long long per_row = ((unsigned long long)sms * 8 + p->batch - 1) / p->batch;
-    dim3 grid((unsigned)(per_row < tiles ? per_row : tiles), p->batch);
-    const int bits = 8 * (int)sizeof(T);
-    const int passes = (bits + digit_bits - 1) / digit_bits + 2;
     /* 16-byte loads of the input where every row starts on 16 bytes */
     constexpr int V = 16 / sizeof(T) < kItems ? 16 / sizeof(T) : kItems;
     const bool runs = (uintptr_t)keys % 16 == 0 && (p->batch == 1 || p->n * sizeof(T) % 16 == 0);
+    /* Blocks per row: one wave of the device (every block loops over tiles; a second,
+     * partial wave left SMs idle at the end of the first pass), not more than the row has
+     * tiles. */
+    int resident = 0;
+    e = cudaOccupancyMaxActiveBlocksPerMultiprocessor(
+        &resident, runs ? filter_kernel<T, U, V> : filter_kernel<T, U, 1>, kFilterThreads, 0);
+    if (e != cudaSuccess) return e;
+    if (resident < 1) resident = 1;
+    unsigned long long tiles = (p->n + kTile - 1) / kTile;
+    unsigned long long per_row = ((unsigned long long)sms * resident + p->batch - 1) / p->batch;
+    dim3 grid((unsigned)(per_row < tiles ? per_row : tiles), p->batch);
+    const int bits = 8 * (int)sizeof(T);
+    const int passes = (bits + digit_bits - 1) / digit_bits + 2;
     for (int pass = 0; pass < passes; pass++) {
         if (runs)
             filter_kernel<T, U, V>
