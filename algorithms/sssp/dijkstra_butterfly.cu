@@ -1,37 +1,45 @@
 /* sssp/dijkstra-butterfly: seed 004's Dijkstra, each step's minimum found with the
  * reduction primitive's XOR butterfly (butterfly.cuh), all steps in one launch.
  *
- * Small graphs (the tentative distances fit in one block's shared memory): one block of
- * 1024 threads runs the whole loop. Thread t owns vertices t, t + 1024, ...; it keeps
- * which of them are settled in a register mask and scans their distances in shared
- * memory, then the block butterfly (every warp finishes it, so one barrier) gives every
- * thread the step's vertex u. The block relaxes u's out-arcs with shared atomicMin and a
- * barrier ends the step: two barriers and no global traffic but u's arcs, so a step
- * costs a few microseconds.
+ * Graphs whose distances fit the shared memory of a thread-block cluster (up to 16 blocks
+ * of 1024 threads; 2^16 vertices take 4): the on-chip kernel of dijkstra_cluster.cuh,
+ * two barriers a step and no global traffic but the step's arcs.
  *
- * Larger graphs: the same loop in a cooperative grid, distances in global memory, each
- * block's minimum to a partial, grid.sync(), every warp butterflies the partials, the
- * grid relaxes u's arcs, grid.sync().
+ * Larger graphs (or PB_SSSP_BLOCK_MAX_VERTICES): the same loop in a cooperative grid,
+ * distances in global memory, each block's minimum to a partial, grid.sync(), every warp
+ * butterflies the partials, the grid relaxes u's arcs, grid.sync().
  *
  * Predecessors: only u's arcs are relaxed in a step, so whoever lowers dist[v] writes
  * pred[v] = u, and every writer in a step writes the same value. A settled vertex is
  * never lowered (dist[u] + w >= dist[u] >= dist[v]), so relaxations need no settled test. */
+#include <algorithm>
+
 #include <cooperative_groups.h>
 
 #include "butterfly.cuh"
+#include "dijkstra_cluster.cuh"
 #include "sssp_device.cuh"
-
-namespace cg = cooperative_groups;
 
 namespace pb_sssp {
 namespace {
 
-constexpr int kBlockThreads = 1024;
-constexpr int kBlockWarps = kBlockThreads / 32;
-constexpr int kMaxOwned = 64; /* bits of the settled mask */
+constexpr uint32_t kPreferredCluster = 4;
 constexpr int kGridThreads = 256;
 constexpr int kGridWarps = kGridThreads / 32;
 
+constexpr int kBlockThreads = 1024;
+constexpr int kBlockWarps = kBlockThreads / 32;
+constexpr int kBlockArcBatch = 4; /* arcs a thread loads before any of their atomics */
+/* One block up to 16 distances a thread: its per-step scan (about 150 cycles a vertex a
+ * thread, issue-bound) beats the cluster kernel there, whose C = 1 also measured slower on
+ * the H200 (2.06 against 1.25 ms on a 1024-vertex grid; the cause is not established);
+ * past it the cluster's 4 blocks split the scan (grid of 32768: 100 against 119 ms). */
+constexpr uint32_t kBlockMaxVertices = 16 * kBlockThreads;
+
+/* The one-block kernel: thread t owns vertices t, t + 1024, ..., their settled bits in a
+ * register mask; the block butterfly (every warp finishes it: one barrier) gives u; the
+ * block loads u's arcs, kBlockArcBatch a thread at once, then relaxes them with shared
+ * atomicMin; a barrier ends the step. */
 template <class Dist>
 __global__ void __launch_bounds__(kBlockThreads, 1)
     dijkstra_block_kernel(pb_sssp_device_graph g, uint32_t source, uint32_t *dist_out,
@@ -60,9 +68,20 @@ __global__ void __launch_bounds__(kBlockThreads, 1)
         if (best == MinKeyOp::identity() || du >= Dist::kInf) break; /* the same in all threads */
         if (u % kBlockThreads == tid) settled |= 1ull << (u / kBlockThreads);
         const uint32_t begin = __ldg(&g.row[u]), end = __ldg(&g.row[u + 1]);
-        for (uint32_t e = begin + tid; e < end; e += kBlockThreads) {
-            uint32_t v = __ldg(&g.col[e]), nd = Dist::add(du, __ldg(&g.w[e]));
-            if (nd < sdist[v] && nd < atomicMin(&sdist[v], nd)) pred_out[v] = u;
+        for (uint32_t e0 = begin + tid; e0 < end; e0 += kBlockArcBatch * kBlockThreads) {
+            uint32_t col[kBlockArcBatch], w[kBlockArcBatch];
+#pragma unroll
+            for (int b = 0; b < kBlockArcBatch; b++)
+                if (e0 + b * kBlockThreads < end) {
+                    col[b] = __ldg(&g.col[e0 + b * kBlockThreads]);
+                    w[b] = __ldg(&g.w[e0 + b * kBlockThreads]);
+                }
+#pragma unroll
+            for (int b = 0; b < kBlockArcBatch; b++)
+                if (e0 + b * kBlockThreads < end) {
+                    const uint32_t v = col[b], nd = Dist::add(du, w[b]);
+                    if (nd < sdist[v] && nd < atomicMin(&sdist[v], nd)) pred_out[v] = u;
+                }
         }
         __syncthreads();
     }
@@ -114,8 +133,102 @@ __global__ void __launch_bounds__(kGridThreads)
     }
 }
 
+/* f.template operator()<Dist, C>() for a cluster size known at run time. */
+template <class Dist, class F> int with_cluster(uint32_t c, F &&f) {
+    switch (c) {
+    case 1:
+        return f.template operator()<Dist, 1>();
+    case 2:
+        return f.template operator()<Dist, 2>();
+    case 4:
+        return f.template operator()<Dist, 4>();
+    case 8:
+        return f.template operator()<Dist, 8>();
+    case 16:
+        return f.template operator()<Dist, 16>();
+    }
+    return (int)cudaErrorInvalidClusterSize;
+}
+
+/* One cluster of C blocks; C = 1 is an ordinary launch. attrs must outlive the config. */
+template <int C>
+cudaLaunchConfig_t cluster_config(size_t shared_bytes, cudaStream_t stream,
+                                  cudaLaunchAttribute *attrs) {
+    cudaLaunchConfig_t config = {};
+    config.gridDim = dim3(C);
+    config.blockDim = dim3(kClusterThreads);
+    config.dynamicSmemBytes = shared_bytes;
+    config.stream = stream;
+    attrs[0].id = cudaLaunchAttributeClusterDimension;
+    attrs[0].val.clusterDim.x = C;
+    attrs[0].val.clusterDim.y = 1;
+    attrs[0].val.clusterDim.z = 1;
+    config.attrs = attrs;
+    config.numAttrs = C > 1 ? 1 : 0;
+    return config;
+}
+
+/* Plans the cluster kernel with C blocks: cudaSuccess, or cudaErrorInvalidClusterSize
+ * when C blocks cannot hold n distances (shared memory, the settled masks) or such a
+ * cluster cannot be resident, or another error. The row offsets go to shared memory
+ * when they fit beside the distances. */
+struct FitCluster {
+    uint32_t n;
+    const struct pb_sssp_butterfly_knobs *knobs;
+    size_t optin;
+    struct pb_sssp_butterfly_plan *plan;
+    template <class Dist, int C> int operator()() const {
+        const uint32_t chunks = (n + kChunk - 1) / kChunk;
+        if (chunks > (uint32_t)kMaxChunksPerBlock * C) return (int)cudaErrorInvalidClusterSize;
+        uint32_t dist_words = 0, row_words = 0; /* the most any block needs */
+        for (uint32_t r = 0; r < (uint32_t)C && r < chunks; r++) {
+            uint32_t owned = (chunks - r + C - 1) / C, last = (owned - 1) * C + r;
+            uint32_t size = n - last * kChunk < (uint32_t)kChunk ? n - last * kChunk : kChunk;
+            dist_words = std::max(dist_words, (owned - 1) * kChunk + size);
+            row_words = std::max(row_words, (owned - 1) * kRowStride + size + 1);
+        }
+        auto kernel = dijkstra_cluster_kernel<Dist, C>;
+        cudaFuncAttributes attr;
+        cudaError_t e = cudaFuncGetAttributes(&attr, kernel);
+        if (e != cudaSuccess) return (int)e;
+        const size_t room = optin > attr.sharedSizeBytes ? optin - attr.sharedSizeBytes : 0;
+        const size_t dist_bytes = (size_t)dist_words * 4, row_bytes = (size_t)row_words * 4;
+        if (dist_bytes > room) return (int)cudaErrorInvalidClusterSize;
+        const bool rows_shared = !knobs->rows_global && dist_bytes + row_bytes <= room;
+        const size_t bytes = dist_bytes + (rows_shared ? row_bytes : 0);
+        e = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)bytes);
+        if (e != cudaSuccess) return (int)e;
+        int resident = 0;
+        if (C > 8) /* 16 is past the portable 8: where it is refused, no such cluster */
+            e = cudaFuncSetAttribute(kernel, cudaFuncAttributeNonPortableClusterSizeAllowed, 1);
+        if (e == cudaSuccess && C == 1) {
+            e = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&resident, kernel, kClusterThreads,
+                                                              bytes);
+        } else if (e == cudaSuccess) {
+            cudaLaunchAttribute attrs[1];
+            cudaLaunchConfig_t config = cluster_config<C>(bytes, 0, attrs);
+            e = cudaOccupancyMaxActiveClusters(&resident, kernel, &config);
+        }
+        if (e != cudaSuccess || resident < 1) {
+            (void)cudaGetLastError(); /* not sticky, but the launch must not report it */
+            return (int)cudaErrorInvalidClusterSize;
+        }
+        *plan = {};
+        plan->cluster = C;
+        plan->rows_shared = rows_shared;
+        plan->prefetch = knobs->prefetch;
+        plan->dist_words = dist_words;
+        plan->shared_bytes = bytes;
+        return (int)cudaSuccess;
+    }
+};
+
+/* The cluster: the one the knob names, else the smallest whose blocks hold the distances
+ * and the row offsets, else the smallest that holds the distances. Otherwise, or above
+ * block_max_vertices, the cooperative grid. */
 struct Planner {
-    uint32_t n, block_max_vertices;
+    uint32_t n;
+    const struct pb_sssp_butterfly_knobs *knobs;
     struct pb_sssp_butterfly_plan *plan;
     template <class Dist> int operator()() const {
         int device = 0, optin = 0, sms = 0, per_sm = 0;
@@ -125,18 +238,40 @@ struct Planner {
         if (e == cudaSuccess)
             e = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device);
         if (e != cudaSuccess) return (int)e;
-        size_t shared = (size_t)n * 4;
-        size_t static_shared = sizeof(unsigned long long) * 2 * kBlockWarps;
         *plan = {};
-        if ((uint64_t)n <= (uint64_t)kMaxOwned * kBlockThreads &&
-            (block_max_vertices == 0 || n <= block_max_vertices) &&
-            shared + static_shared <= (size_t)optin) {
-            plan->single_block = 1;
-            plan->shared_bytes = shared;
-            plan->grid = 1;
-            return (int)cudaFuncSetAttribute(dijkstra_block_kernel<Dist>,
-                                             cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                             (int)shared);
+        if (knobs->block_max_vertices == 0 || n <= knobs->block_max_vertices) {
+            if (knobs->cluster)
+                return with_cluster<Dist>(knobs->cluster,
+                                          FitCluster{n, knobs, (size_t)optin, plan});
+            const size_t block_bytes = (size_t)n * 4;
+            if (n <= kBlockMaxVertices &&
+                block_bytes + sizeof(unsigned long long) * 2 * kBlockWarps <= (size_t)optin) {
+                plan->single_block = 1;
+                plan->shared_bytes = block_bytes;
+                return (int)cudaFuncSetAttribute(dijkstra_block_kernel<Dist>,
+                                                 cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                                 (int)block_bytes);
+            }
+            /* Four blocks were the fastest cluster on the H200 (grid of 32768: 100 ms
+             * against 116 with 2; at 2^14 vertices 8 and 16 paid more for the cluster
+             * barrier than they saved): start there, or at the fewest blocks that give
+             * each a chunk; larger if needed to fit, smaller last. */
+            uint32_t first = 1;
+            while (first < kPreferredCluster && (uint64_t)first * kChunk < n) first *= 2;
+            struct pb_sssp_butterfly_plan fit, fallback = {};
+            for (uint32_t i = 0, c = first; i < 5; i++, c = c == 16 ? 1 : c * 2) {
+                int err = with_cluster<Dist>(c, FitCluster{n, knobs, (size_t)optin, &fit});
+                if (err == cudaSuccess && fit.rows_shared) {
+                    *plan = fit;
+                    return (int)cudaSuccess;
+                }
+                if (err == cudaSuccess && !fallback.cluster) fallback = fit;
+                if (err != cudaSuccess && err != cudaErrorInvalidClusterSize) return err;
+            }
+            if (fallback.cluster) {
+                *plan = fallback;
+                return (int)cudaSuccess;
+            }
         }
         int cooperative = 0;
         e = cudaDeviceGetAttribute(&cooperative, cudaDevAttrCooperativeLaunch, device);
@@ -149,6 +284,17 @@ struct Planner {
         plan->grid = sms * per_sm;
         plan->scratch_bytes = 256 + ((size_t)n + 31) / 32 * 4 + 2 * (size_t)plan->grid * 8;
         return (int)cudaSuccess;
+    }
+};
+
+struct LaunchCluster {
+    ClusterArgs args;
+    size_t shared_bytes;
+    cudaStream_t stream;
+    template <class Dist, int C> int operator()() const {
+        cudaLaunchAttribute attrs[1];
+        cudaLaunchConfig_t config = cluster_config<C>(shared_bytes, stream, attrs);
+        return (int)cudaLaunchKernelEx(&config, dijkstra_cluster_kernel<Dist, C>, args);
     }
 };
 
@@ -165,6 +311,17 @@ struct Launcher {
                 <<<1, kBlockThreads, plan->shared_bytes, stream>>>(*g, source, out.dist, out.pred);
             return (int)cudaGetLastError();
         }
+        if (plan->cluster) {
+            ClusterArgs args = {*g,
+                                source,
+                                out.dist,
+                                out.pred,
+                                plan->dist_words,
+                                (uint32_t)plan->rows_shared,
+                                (uint32_t)plan->prefetch};
+            return with_cluster<Dist>((uint32_t)plan->cluster,
+                                      LaunchCluster{args, plan->shared_bytes, stream});
+        }
         pb_sssp_device_graph graph = *g;
         uint32_t src = source;
         unsigned long long *partials = (unsigned long long *)scratch;
@@ -179,9 +336,10 @@ struct Launcher {
 } // namespace
 } // namespace pb_sssp
 
-extern "C" int pb_sssp_butterfly_plan(uint32_t n, bool is_float, uint32_t block_max_vertices,
+extern "C" int pb_sssp_butterfly_plan(uint32_t n, bool is_float,
+                                      const struct pb_sssp_butterfly_knobs *knobs,
                                       struct pb_sssp_butterfly_plan *plan) {
-    return pb_sssp::with_dist(is_float, pb_sssp::Planner{n, block_max_vertices, plan});
+    return pb_sssp::with_dist(is_float, pb_sssp::Planner{n, knobs, plan});
 }
 
 extern "C" int pb_sssp_butterfly_launch(const struct pb_sssp_device_graph *g, bool is_float,

@@ -18,11 +18,23 @@ struct gpu_state {
 
 static const struct pb_sssp_input *input_of(const struct pb_run *r) { return r->in->extra; }
 
-/* A testing knob: the vertex count above which dijkstra-butterfly takes its cooperative
- * grid path (unset or 0: when the distances no longer fit in one block). */
-static uint32_t block_max_vertices(void) {
-    const char *text = getenv("PB_SSSP_BLOCK_MAX_VERTICES");
+/* dijkstra-butterfly's knobs, for tests and measurements: PB_SSSP_BLOCK_MAX_VERTICES,
+ * the vertex count above which it takes its cooperative grid path (unset or 0: when the
+ * distances no longer fit in a cluster); PB_SSSP_CLUSTER, the cluster's blocks (1, 2, 4,
+ * 8, 16; unset or 0: the planner's choice); PB_SSSP_PREFETCH=1, the runner-up's arcs
+ * prefetched into L2; PB_SSSP_ROWS_GLOBAL=1, no copy of the row offsets in shared memory. */
+static uint32_t env_u32(const char *name) {
+    const char *text = getenv(name);
     return text ? (uint32_t)strtoul(text, NULL, 10) : 0;
+}
+
+static struct pb_sssp_butterfly_knobs butterfly_knobs(void) {
+    return (struct pb_sssp_butterfly_knobs){
+        .block_max_vertices = env_u32("PB_SSSP_BLOCK_MAX_VERTICES"),
+        .cluster = env_u32("PB_SSSP_CLUSTER"),
+        .prefetch = env_u32("PB_SSSP_PREFETCH") != 0,
+        .rows_global = env_u32("PB_SSSP_ROWS_GLOBAL") != 0,
+    };
 }
 
 static int gpu_prepare(struct pb_run *r, enum gpu_kind kind) {
@@ -38,14 +50,17 @@ static int gpu_prepare(struct pb_run *r, enum gpu_kind kind) {
         return -1;
     size_t scratch = 0;
     switch (kind) {
-    case KIND_BUTTERFLY:
+    case KIND_BUTTERFLY: {
+        struct pb_sssp_butterfly_knobs knobs = butterfly_knobs();
+        char what[96];
+        snprintf(what, sizeof what, knobs.cluster ? "plan (PB_SSSP_CLUSTER=%u)" : "plan",
+                 knobs.cluster);
         if (pb_run_cuda_failed(
-                r,
-                pb_sssp_butterfly_plan(n, x->graph.is_float, block_max_vertices(), &s->butterfly),
-                "plan"))
+                r, pb_sssp_butterfly_plan(n, x->graph.is_float, &knobs, &s->butterfly), what))
             return -1;
         scratch = s->butterfly.scratch_bytes;
         break;
+    }
     case KIND_FRONTIER:
         if (pb_run_cuda_failed(r, pb_sssp_frontier_plan(&x->graph, &s->frontier), "plan"))
             return -1;
@@ -140,8 +155,8 @@ static bool step_loop_supports(const struct pb_case *c, char *why, size_t why_le
 const struct pb_backend pb_backend_sssp_dijkstra_butterfly = {
     .primitive = "sssp",
     .name = "sssp/dijkstra-butterfly",
-    .summary = "seed 004: Dijkstra, each step's minimum by the butterfly argmin; one persistent "
-               "block (shared-memory distances) or a cooperative grid",
+    .summary = "seed 004: Dijkstra, each step's minimum by the butterfly argmin; one thread-block "
+               "cluster (distances in its shared memory) or a cooperative grid",
     .target = PB_TARGET_GPU,
     .supports = step_loop_supports,
     .prepare = butterfly_prepare,

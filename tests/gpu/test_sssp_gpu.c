@@ -1,7 +1,8 @@
 /* Every GPU sssp backend against the CPU Dijkstra: hand-made edge graphs (a single
  * vertex, a source without out-arcs, disconnected parts, zero weights, parallel arcs,
  * self-loops, ties), rome99, and small instances of every generator, integer and float
- * weights. Sizes cross dijkstra-butterfly's switch from one block to a cooperative grid. */
+ * weights. Sizes cross dijkstra-butterfly's switch from one block to a cluster; knobs force
+ * its cluster sizes and its cooperative grid. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stdbool.h>
@@ -95,13 +96,97 @@ static void grid_path_on_small_graphs(void **state) {
     unsetenv("PB_SSSP_BLOCK_MAX_VERTICES");
 }
 
+/* Runs the checks with dijkstra-butterfly's knobs set (a cluster size, the runner-up
+ * prefetch, the row offsets left in global memory). */
+struct butterfly_knobs {
+    const char *cluster, *prefetch, *rows_global;
+};
+
+static void set_knobs(struct butterfly_knobs k) {
+    setenv("PB_SSSP_CLUSTER", k.cluster, 1);
+    setenv("PB_SSSP_PREFETCH", k.prefetch, 1);
+    setenv("PB_SSSP_ROWS_GLOBAL", k.rows_global, 1);
+}
+
+/* The knobs concern dijkstra-butterfly alone, so the checks under them run only it
+ * (PB_TEST_BACKEND narrowed until unset_knobs); false when PB_TEST_BACKEND leaves it out. */
+static bool narrowed;
+static char saved_filter[256];
+static bool only_butterfly(void) {
+    const struct pb_backend *b = pb_registry_find_backend("sssp/dijkstra-butterfly");
+    if (!b || !backend_under_test(b, "sssp", PB_TARGET_GPU)) return false;
+    const char *filter = getenv("PB_TEST_BACKEND");
+    snprintf(saved_filter, sizeof saved_filter, "%s", filter ? filter : "");
+    setenv("PB_TEST_BACKEND", b->name, 1);
+    narrowed = true;
+    return true;
+}
+
+/* Also the teardown of the tests that set them, so that a failure leaves none set. */
+static void unset_knobs(void) {
+    unsetenv("PB_SSSP_CLUSTER");
+    unsetenv("PB_SSSP_PREFETCH");
+    unsetenv("PB_SSSP_ROWS_GLOBAL");
+    if (narrowed && saved_filter[0])
+        setenv("PB_TEST_BACKEND", saved_filter, 1);
+    else if (narrowed)
+        unsetenv("PB_TEST_BACKEND");
+    narrowed = false;
+}
+
+/* Whether a cluster of that many blocks can hold n distances and be resident here. */
+static bool cluster_fits(const char *cluster, uint32_t n) {
+    struct pb_sssp_butterfly_knobs knobs = {.cluster = (uint32_t)atoi(cluster)};
+    struct pb_sssp_butterfly_plan plan;
+    if (pb_sssp_butterfly_plan(n, false, &knobs, &plan) == 0) return true;
+    printf("a cluster of %s blocks for %u vertices: not resident on this GPU, not checked\n",
+           cluster, n);
+    return false;
+}
+
+static int knobs_teardown(void **state) {
+    (void)state;
+    unset_knobs();
+    return 0;
+}
+
+/* dijkstra-butterfly's cluster kernel at every cluster size this GPU can make resident:
+ * blocks with no vertex (edge graphs), blocks of several 1024-vertex chunks, relaxations
+ * into other blocks' shared memory, with and without the runner-up prefetch and the row
+ * offsets in shared memory. Small enough for compute-sanitizer. */
+static void cluster_sizes_on_small_graphs(void **state) {
+    (void)state;
+    static const struct {
+        struct butterfly_knobs knobs;
+        bool in_small; /* under a sanitizer (racecheck took over 440 s with three sizes): 4
+                        * and 16, each knob in both states */
+    } runs[] = {
+        {{"1", "0", "0"}, false},  {{"1", "1", "1"}, false}, {{"2", "1", "0"}, false},
+        {{"4", "1", "1"}, true},   {{"8", "0", "1"}, false}, {{"16", "0", "0"}, true},
+        {{"16", "0", "1"}, false},
+    };
+    if (!only_butterfly()) return;
+    for (size_t i = 0; i < COUNT(runs); i++) {
+        if ((small && !runs[i].in_small) || !cluster_fits(runs[i].knobs.cluster, 5000)) continue;
+        set_knobs(runs[i].knobs);
+        check_edge_graphs();
+        check("grid", small ? 2100 : 5000, 1, "int", 0); /* 3 or 5 chunks */
+        if (!small) {
+            check("rmat", 4096, 1, "float", 3);
+            check("random", 3000, 250, "int", 0);
+            check("complete", 1500, 1, "float", 1);
+        }
+    }
+    unset_knobs();
+}
+
 /* Past one block's shared memory (65536 distances are 256 KiB): dijkstra-butterfly's
- * cooperative grid; and frontier alone past the step loops' 65536 vertices. */
+ * clusters; and frontier alone past the step loops' 65536 vertices. */
 static void larger_graphs(void **state) {
     (void)state;
-    if (small) { /* 65536 grid-wide steps of dijkstra-butterfly: hours under a sanitizer */
-        printf("larger_graphs: not run under PB_TEST_SMALL (grid_path_on_small_graphs checks "
-               "the cooperative grid path)\n");
+    if (small) { /* 65536 steps of dijkstra-butterfly: hours under a sanitizer */
+        printf("larger_graphs: not run under PB_TEST_SMALL (cluster_sizes_on_small_graphs and "
+               "grid_path_on_small_graphs check the same kernels)\n");
         return;
     }
     check("grid", 65536, 1, "int", 0);
@@ -109,15 +194,27 @@ static void larger_graphs(void **state) {
     check("grid", 65000, 1, "float", 777);
     check("grid", 1 << 20, 1, "int", 0);
     check("rmat", 1 << 18, 1, "int", 3);
+    /* dijkstra-butterfly: 65536 vertices in 2 blocks (row offsets in global memory), 16 */
+    static const struct butterfly_knobs big[] = {{"2", "0", "0"}, {"16", "1", "0"}};
+    if (!only_butterfly()) return;
+    for (size_t i = 0; i < COUNT(big); i++) {
+        if (!cluster_fits(big[i].cluster, 65536)) continue;
+        set_knobs(big[i]);
+        check("rmat", 65536, 1, "int", 5);
+    }
+    unset_knobs();
 }
 
 int main(void) {
     gpu_test_start();
     small = getenv("PB_TEST_SMALL") != NULL;
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(edge_graphs),      cmocka_unit_test(rome99),
-        cmocka_unit_test(generated_graphs), cmocka_unit_test(grid_path_on_small_graphs),
-        cmocka_unit_test(larger_graphs),
+        cmocka_unit_test(edge_graphs),
+        cmocka_unit_test(rome99),
+        cmocka_unit_test(generated_graphs),
+        cmocka_unit_test(grid_path_on_small_graphs),
+        cmocka_unit_test_teardown(cluster_sizes_on_small_graphs, knobs_teardown),
+        cmocka_unit_test_teardown(larger_graphs, knobs_teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
