@@ -38,8 +38,9 @@ constexpr uint32_t kBlockMaxVertices = 16 * kBlockThreads;
 
 /* The one-block kernel: thread t owns vertices t, t + 1024, ..., their settled bits in a
  * register mask; the block butterfly (every warp finishes it: one barrier) gives u; the
- * block loads u's arcs, kBlockArcBatch a thread at once, then relaxes them with shared
- * atomicMin; a barrier ends the step. */
+ * block loads u's arcs (past 1024 of them, kBlockArcBatch a thread at once: dense graphs
+ * of 2^14 vertices at 25% went from 70 to 58 ms on the H200, while the batch cost sparse
+ * graphs 8%), then relaxes them with shared atomicMin; a barrier ends the step. */
 template <class Dist>
 __global__ void __launch_bounds__(kBlockThreads, 1)
     dijkstra_block_kernel(pb_sssp_device_graph g, uint32_t source, uint32_t *dist_out,
@@ -68,6 +69,15 @@ __global__ void __launch_bounds__(kBlockThreads, 1)
         if (best == MinKeyOp::identity() || du >= Dist::kInf) break; /* the same in all threads */
         if (u % kBlockThreads == tid) settled |= 1ull << (u / kBlockThreads);
         const uint32_t begin = __ldg(&g.row[u]), end = __ldg(&g.row[u + 1]);
+        if (end - begin <= kBlockThreads) { /* an arc a thread at most: no batch */
+            if (begin + tid < end) {
+                const uint32_t v = __ldg(&g.col[begin + tid]);
+                const uint32_t nd = Dist::add(du, __ldg(&g.w[begin + tid]));
+                if (nd < sdist[v] && nd < atomicMin(&sdist[v], nd)) pred_out[v] = u;
+            }
+            __syncthreads();
+            continue;
+        }
         for (uint32_t e0 = begin + tid; e0 < end; e0 += kBlockArcBatch * kBlockThreads) {
             uint32_t col[kBlockArcBatch], w[kBlockArcBatch];
 #pragma unroll
