@@ -8,6 +8,7 @@ set xlabel 'k' noenhanced
 set ylabel 'Gelem/s' noenhanced
 set logscale x 2
 set format x '2^{%L}'
+set logscale y
 set grid
 set key below noenhanced
 set bars small

@@ -8,6 +8,7 @@ set xlabel 'k' noenhanced
 set ylabel 'speedup over select/cub-sort (from gelem_per_s)' noenhanced
 set logscale x 2
 set format x '2^{%L}'
+set logscale y
 set arrow 1 from graph 0, first 1 to graph 1, first 1 nohead dt 2
 set grid
 set key below noenhanced

@@ -1,0 +1,2 @@
+# Redraws every figure here: gnuplot all.gp
+load 'gelem_per_s.gp'
