@@ -1,9 +1,10 @@
 /* sssp/dijkstra-butterfly: seed 004's Dijkstra, each step's minimum found with the
  * reduction primitive's XOR butterfly (butterfly.cuh), all steps in one launch.
  *
- * Graphs whose distances fit the shared memory of a thread-block cluster (up to 16 blocks
- * of 1024 threads; 2^16 vertices take 4): the on-chip kernel of dijkstra_cluster.cuh,
- * two barriers a step and no global traffic but the step's arcs.
+ * Up to 16384 vertices: one block of 1024 threads, distances in its shared memory
+ * (dijkstra_block_kernel). Larger graphs whose distances fit the shared memory of a
+ * thread-block cluster (up to 16 blocks; 2^16 vertices take 4): the on-chip kernel of
+ * dijkstra_cluster.cuh. Either: two barriers a step, no global traffic but the step's arcs.
  *
  * Larger graphs (or PB_SSSP_BLOCK_MAX_VERTICES): the same loop in a cooperative grid,
  * distances in global memory, each block's minimum to a partial, grid.sync(), every warp
@@ -226,7 +227,6 @@ struct FitCluster {
         *plan = {};
         plan->cluster = C;
         plan->rows_shared = rows_shared;
-        plan->prefetch = knobs->prefetch;
         plan->dist_words = dist_words;
         plan->shared_bytes = bytes;
         return (int)cudaSuccess;
@@ -322,13 +322,8 @@ struct Launcher {
             return (int)cudaGetLastError();
         }
         if (plan->cluster) {
-            ClusterArgs args = {*g,
-                                source,
-                                out.dist,
-                                out.pred,
-                                plan->dist_words,
-                                (uint32_t)plan->rows_shared,
-                                (uint32_t)plan->prefetch};
+            ClusterArgs args = {*g,       source,           out.dist,
+                                out.pred, plan->dist_words, (uint32_t)plan->rows_shared};
             return with_cluster<Dist>((uint32_t)plan->cluster,
                                       LaunchCluster{args, plan->shared_bytes, stream});
         }

@@ -13,13 +13,14 @@
  * cluster barrier; every warp reduces the inbox (C x 32 candidates) to u, so nobody
  * waits on row[u] after the argmin. Each thread loads all its arcs of u into registers,
  * then does their atomicMin on the owner block's shared memory, writing pred[v] = u when
- * it lowers; a cluster barrier ends the step. Two barriers a step, whatever C: the first
- * replaces the block butterfly's, so C = 1 costs what the one-block kernel did.
+ * it lowers; a cluster barrier ends the step. Two barriers a step, whatever C. (C = 1
+ * measured slower than dijkstra_butterfly.cu's one-block kernel, which serves graphs up
+ * to 16384 vertices; it runs only when PB_SSSP_CLUSTER=1 asks for it.)
  *
  * The inbox needs no second buffer: it is read between the first and second barrier of
  * a step and written before the first, so the second barrier keeps a step's writes off
- * the previous step's reads. Optionally the runner-up candidate's arcs are prefetched
- * into L2: it is often the next step's vertex. */
+ * the previous step's reads. (Prefetching the runner-up candidate's arcs into L2 was
+ * tried: 7 to 16% slower on the H200.) */
 #pragma once
 
 #include <cooperative_groups.h>
@@ -36,7 +37,6 @@ constexpr int kClusterWarps = kClusterThreads / 32;
 constexpr int kChunk = kClusterThreads; /* vertices per chunk: one per thread */
 constexpr int kRowStride = kChunk + 1;  /* row offsets of a chunk: its vertices' + 1 */
 constexpr int kMaxChunksPerBlock = 64;  /* bits of the settled mask */
-constexpr int kLineBytes = 128;
 
 /* A warp's minimum and its vertex's arcs, as the inbox holds it. */
 struct alignas(16) Candidate {
@@ -50,7 +50,6 @@ struct ClusterArgs {
     uint32_t *dist, *pred;
     uint32_t dist_words;  /* dynamic shared memory: dist_words distances, then row offsets */
     uint32_t rows_shared; /* 1: the row offsets are in shared memory */
-    uint32_t prefetch;    /* 1: prefetch the runner-up's arcs into L2 */
 };
 
 template <int C> struct Owner {
@@ -120,19 +119,6 @@ __device__ __forceinline__ void warp_pick(unsigned long long key, uint32_t begin
     const int from = __ffs(__ballot_sync(0xffffffffu, key == best)) - 1;
     best_begin = __shfl_sync(0xffffffffu, begin, from);
     best_end = __shfl_sync(0xffffffffu, end, from);
-}
-
-/* Prefetches into L2 the cache lines of arcs [begin, end), spread over the cluster. */
-__device__ __forceinline__ void prefetch_arcs(const pb_sssp_device_graph &g, uint32_t begin,
-                                              uint32_t end, uint32_t me, uint32_t threads) {
-    const uintptr_t col0 = (uintptr_t)(g.col + begin) / kLineBytes;
-    const uintptr_t w0 = (uintptr_t)(g.w + begin) / kLineBytes;
-    const uint32_t lines = (uint32_t)(((uintptr_t)(g.col + end) - 1) / kLineBytes - col0 + 1);
-    const uint32_t w_lines = (uint32_t)(((uintptr_t)(g.w + end) - 1) / kLineBytes - w0 + 1);
-    for (uint32_t i = me; i < lines + w_lines; i += threads) {
-        uintptr_t line = i < lines ? col0 + i : w0 + (i - lines);
-        asm volatile("prefetch.L2 [%0];" ::"l"(line * kLineBytes));
-    }
 }
 
 template <class Dist, int C>
@@ -211,21 +197,6 @@ __global__ void __launch_bounds__(kClusterThreads, 1) dijkstra_cluster_kernel(Cl
                 col[b] = __ldg(&g.col[begin + off + b * threads]);
                 w[b] = __ldg(&g.w[begin + off + b * threads]);
             }
-        if (a.prefetch) { /* while the arcs load: the runner-up among the candidates */
-            unsigned long long key = MinKeyOp::identity();
-            uint32_t next_begin = 0, next_end = 0;
-#pragma unroll 4
-            for (int b = 0; b < C; b++) {
-                Candidate c = inbox[b * kClusterWarps + lane];
-                if (c.key != best && c.key < key)
-                    key = c.key, next_begin = c.begin, next_end = c.end;
-            }
-            unsigned long long next;
-            warp_pick(key, next_begin, next_end, next, next_begin, next_end);
-            if (next != MinKeyOp::identity() && (uint32_t)(next >> 32) < Dist::kInf &&
-                next_end > next_begin)
-                prefetch_arcs(g, next_begin, next_end, me, threads);
-        }
         for (;;) {
             uint32_t old[kArcBatch]; /* w[b] becomes the new distance */
 #pragma unroll

@@ -21,8 +21,8 @@ static const struct pb_sssp_input *input_of(const struct pb_run *r) { return r->
 /* dijkstra-butterfly's knobs, for tests and measurements: PB_SSSP_BLOCK_MAX_VERTICES,
  * the vertex count above which it takes its cooperative grid path (unset or 0: when the
  * distances no longer fit in a cluster); PB_SSSP_CLUSTER, the cluster's blocks (1, 2, 4,
- * 8, 16; unset or 0: the planner's choice); PB_SSSP_PREFETCH=1, the runner-up's arcs
- * prefetched into L2; PB_SSSP_ROWS_GLOBAL=1, no copy of the row offsets in shared memory. */
+ * 8, 16; unset or 0: the planner's choice); PB_SSSP_ROWS_GLOBAL=1, no copy of the row
+ * offsets in shared memory. */
 static uint32_t env_u32(const char *name) {
     const char *text = getenv(name);
     return text ? (uint32_t)strtoul(text, NULL, 10) : 0;
@@ -32,7 +32,6 @@ static struct pb_sssp_butterfly_knobs butterfly_knobs(void) {
     return (struct pb_sssp_butterfly_knobs){
         .block_max_vertices = env_u32("PB_SSSP_BLOCK_MAX_VERTICES"),
         .cluster = env_u32("PB_SSSP_CLUSTER"),
-        .prefetch = env_u32("PB_SSSP_PREFETCH") != 0,
         .rows_global = env_u32("PB_SSSP_ROWS_GLOBAL") != 0,
     };
 }
@@ -155,8 +154,8 @@ static bool step_loop_supports(const struct pb_case *c, char *why, size_t why_le
 const struct pb_backend pb_backend_sssp_dijkstra_butterfly = {
     .primitive = "sssp",
     .name = "sssp/dijkstra-butterfly",
-    .summary = "seed 004: Dijkstra, each step's minimum by the butterfly argmin; one thread-block "
-               "cluster (distances in its shared memory) or a cooperative grid",
+    .summary = "seed 004: Dijkstra, each step's minimum by the butterfly argmin; one block or "
+               "one thread-block cluster (distances in shared memory), or a cooperative grid",
     .target = PB_TARGET_GPU,
     .supports = step_loop_supports,
     .prepare = butterfly_prepare,

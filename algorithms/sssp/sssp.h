@@ -110,27 +110,24 @@ struct pb_sssp_gpu_out {
     uint32_t *dist, *pred;
 };
 
-/* dijkstra-butterfly: one thread-block cluster when the distances fit in its blocks' shared
- * memory, else a cooperative grid. Knobs (the backend takes them from the environment):
- * block_max_vertices (0: no limit) sends larger graphs to the grid, so that it can be
- * checked on graphs small enough for compute-sanitizer (PB_SSSP_BLOCK_MAX_VERTICES);
+/* dijkstra-butterfly: one block up to 16384 vertices, one thread-block cluster when the
+ * distances fit in its blocks' shared memory, else a cooperative grid. Knobs (the backend takes
+ * them from the environment): block_max_vertices (0: no limit) sends larger graphs to the grid, so
+ * that it can be checked on graphs small enough for compute-sanitizer (PB_SSSP_BLOCK_MAX_VERTICES);
  * cluster forces the cluster's blocks, 1, 2, 4, 8 or 16 (0: the planner's choice;
- * PB_SSSP_CLUSTER); prefetch sends the runner-up candidate's arcs to L2 each step
- * (PB_SSSP_PREFETCH); rows_global keeps the row offsets out of shared memory even where
+ * PB_SSSP_CLUSTER); rows_global keeps the row offsets out of shared memory even where
  * they fit (PB_SSSP_ROWS_GLOBAL: to measure the copy and to test the other path). */
 struct pb_sssp_butterfly_knobs {
     uint32_t block_max_vertices;
     uint32_t cluster;
-    bool prefetch;
     bool rows_global;
 };
 struct pb_sssp_butterfly_plan {
     int single_block;     /* the one-block kernel (shared_bytes of distances) */
     int cluster;          /* blocks of the cluster kernel; 0: one block or the grid */
     int rows_shared;      /* the cluster kernel keeps the row offsets in shared memory */
-    int prefetch;         /* ... and prefetches the runner-up's arcs */
     uint32_t dist_words;  /* distances in a cluster block's dynamic shared memory */
-    size_t shared_bytes;  /* dynamic shared memory of a cluster block */
+    size_t shared_bytes;  /* dynamic shared memory of the block or of a cluster block */
     int grid;             /* blocks of the cooperative kernel */
     size_t scratch_bytes; /* device scratch */
 };

@@ -96,15 +96,14 @@ static void grid_path_on_small_graphs(void **state) {
     unsetenv("PB_SSSP_BLOCK_MAX_VERTICES");
 }
 
-/* Runs the checks with dijkstra-butterfly's knobs set (a cluster size, the runner-up
- * prefetch, the row offsets left in global memory). */
+/* Runs the checks with dijkstra-butterfly's knobs set (a cluster size, the row offsets
+ * left in global memory). */
 struct butterfly_knobs {
-    const char *cluster, *prefetch, *rows_global;
+    const char *cluster, *rows_global;
 };
 
 static void set_knobs(struct butterfly_knobs k) {
     setenv("PB_SSSP_CLUSTER", k.cluster, 1);
-    setenv("PB_SSSP_PREFETCH", k.prefetch, 1);
     setenv("PB_SSSP_ROWS_GLOBAL", k.rows_global, 1);
 }
 
@@ -125,7 +124,6 @@ static bool only_butterfly(void) {
 /* Also the teardown of the tests that set them, so that a failure leaves none set. */
 static void unset_knobs(void) {
     unsetenv("PB_SSSP_CLUSTER");
-    unsetenv("PB_SSSP_PREFETCH");
     unsetenv("PB_SSSP_ROWS_GLOBAL");
     if (narrowed && saved_filter[0])
         setenv("PB_TEST_BACKEND", saved_filter, 1);
@@ -152,8 +150,8 @@ static int knobs_teardown(void **state) {
 
 /* dijkstra-butterfly's cluster kernel at every cluster size this GPU can make resident:
  * blocks with no vertex (edge graphs), blocks of several 1024-vertex chunks, relaxations
- * into other blocks' shared memory, with and without the runner-up prefetch and the row
- * offsets in shared memory. Small enough for compute-sanitizer. */
+ * into other blocks' shared memory, with and without the row offsets in shared memory. Small enough
+ * for compute-sanitizer. */
 static void cluster_sizes_on_small_graphs(void **state) {
     (void)state;
     static const struct {
@@ -161,9 +159,8 @@ static void cluster_sizes_on_small_graphs(void **state) {
         bool in_small; /* under a sanitizer (racecheck took over 440 s with three sizes): 4
                         * and 16, each knob in both states */
     } runs[] = {
-        {{"1", "0", "0"}, false},  {{"1", "1", "1"}, false}, {{"2", "1", "0"}, false},
-        {{"4", "1", "1"}, true},   {{"8", "0", "1"}, false}, {{"16", "0", "0"}, true},
-        {{"16", "0", "1"}, false},
+        {{"1", "0"}, false}, {{"1", "1"}, false}, {{"2", "0"}, false},  {{"4", "1"}, true},
+        {{"8", "1"}, false}, {{"16", "0"}, true}, {{"16", "1"}, false},
     };
     if (!only_butterfly()) return;
     for (size_t i = 0; i < COUNT(runs); i++) {
@@ -195,7 +192,7 @@ static void larger_graphs(void **state) {
     check("grid", 1 << 20, 1, "int", 0);
     check("rmat", 1 << 18, 1, "int", 3);
     /* dijkstra-butterfly: 65536 vertices in 2 blocks (row offsets in global memory), 16 */
-    static const struct butterfly_knobs big[] = {{"2", "0", "0"}, {"16", "1", "0"}};
+    static const struct butterfly_knobs big[] = {{"2", "0"}, {"16", "0"}};
     if (!only_butterfly()) return;
     for (size_t i = 0; i < COUNT(big); i++) {
         if (!cluster_fits(big[i].cluster, 65536)) continue;
