@@ -11,8 +11,9 @@ static int auto_prepare(struct pb_run *r) { return pb_multisplit_gpu_prepare(r, 
 const struct pb_backend pb_backend_multisplit_auto = {
     .primitive = "multisplit",
     .name = "multisplit/auto",
-    .summary = "per-slice count, scan, then per 4K-key tile warp ranking by ballots and "
-               "coalesced runs; two LSD passes above 1024 bins",
+    .summary = "per-slice count, scan, then per 16 KB tile warp ranking by ballots and "
+               "coalesced runs, the next tile on its way by cp.async; two LSD passes above 512 "
+               "bins",
     .target = PB_TARGET_GPU,
     .supports = pb_multisplit_supports,
     .prepare = auto_prepare,

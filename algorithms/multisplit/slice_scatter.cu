@@ -1,16 +1,17 @@
 /* multisplit/auto: our design, stable, for any bin count.
  *
- * The grid is as many blocks as fit on the GPU at once; block s owns one contiguous slice
- * of the input. One pass over a digit of the bin (the whole bin when there are few):
- *   1. slice_count_kernel: each slice's digit counts, written digit-major (one read of
- *      the keys);
+ * Block s of a one-wave grid owns one contiguous slice of the input. One pass over a digit
+ * of the bin (the whole bin when there are few):
+ *   1. piece_count_kernel (slice_count.cuh): each slice's digit counts, written
+ *      digit-major, on a finer grid of its own (one read of the keys);
  *   2. cub::DeviceScan over the digit-major counts: where slice s's keys of digit d start;
- *   3. slice_scatter_kernel walks its slice in tiles of 4096 keys. Each warp ranks its
- *      keys in input order with ballots (which lanes share my digit) and warp-private
- *      counters; a scan over
- *      the warps and digits gives each key its place in the tile sorted by digit; the
- *      sorted tile goes through shared memory and out in runs, consecutive threads to
- *      consecutive addresses. Running per-digit offsets carry the order from tile to tile.
+ *   3. slice_scatter_kernel walks its slice in tiles of 16 KB. cp.async brings the next
+ *      tile into a two-slot ring while this one is worked on, so the reads never wait on
+ *      the work. Each warp ranks its keys in input order with ballots (which lanes share
+ *      my digit) and warp-private counters; a scan over the warps and digits gives each
+ *      key its place in the tile sorted by digit; the sorted tile goes through shared
+ *      memory and out in runs, consecutive threads to consecutive addresses. Running
+ *      per-digit offsets carry the order from tile to tile.
  * Keys are read twice and written once: the 12-bytes-per-key bound.
  *
  * Per-tile work grows with the digit count (warp counters, the scan), so more than
@@ -20,126 +21,107 @@
 #include <cub/block/block_scan.cuh>
 #include <cub/device/device_scan.cuh>
 
-#include "multisplit_common.cuh"
+#include "slice_count.cuh"
 
 namespace pb_ms {
 namespace {
 
 constexpr int kThreads = 256;
 constexpr int kWarps = kThreads / 32;
-constexpr int kItems = 16;
-constexpr int kTile = kThreads * kItems;
-constexpr int kWarpTile = 32 * kItems;
-constexpr uint32_t kSinglePassMaxBins = 1024;
+/* Measured on the H200 (2^28 u32 keys): one pass of 512 digits 3.19 ms, two of 32 and 16
+ * 3.96 ms; at 1024 bins one pass 4.45 ms, two 3.97 ms. */
+constexpr uint32_t kSinglePassMaxBins = 512;
+constexpr int kStages = 2;
 
-/* The digit of a key in one pass: (bin >> shift) & mask. */
-struct DigitRule {
-    pb_bucket bucket;
-    uint32_t shift, mask;
-};
-
-template <class T> __device__ __forceinline__ uint32_t digit_of(const DigitRule &r, T key) {
-    return (bin_of(r.bucket, key) >> r.shift) & r.mask;
+/* Keys per thread: a tile of 16 KB of keys, 8 KB with values (whose ring and staging
+ * double the shared memory), so that three blocks fit an SM at a few hundred digits. */
+template <class T, bool kPairs> __host__ __device__ constexpr int items_per_thread() {
+    return (kPairs ? 32 : 64) / (int)sizeof(T);
 }
 
-/* counts[d * slices + s] = keys of digit d in slice s. Lanes of a warp that share a digit
- * add once (warp-aggregated), so a skewed input does not serialize on one counter. */
-/* Lanes of the warp holding the same digit as this lane: one ballot per digit bit. A
- * constant cost, where __match_any_sync's grows with the number of distinct values. */
-__device__ __forceinline__ unsigned peers_of(uint32_t d, int bits) {
-    unsigned peers = 0xffffffffu;
-    for (int b = 0; b < bits; b++) {
-        const bool set = (d >> b) & 1u;
+/* Lanes of the warp holding the same digit as this lane: one ballot per digit bit, kBits
+ * known at compile time so the ballots unroll. */
+template <int kBits> __device__ __forceinline__ unsigned peers_of(uint32_t d) {
+    unsigned differ = 0; /* lanes whose digit differs from mine in some bit */
+#pragma unroll
+    for (int b = 0; b < kBits; b++) {
+        const bool set = d & (1u << b);
         const unsigned ones = __ballot_sync(0xffffffffu, set);
-        peers &= set ? ones : ~ones;
+        differ |= ones ^ (set ? 0xffffffffu : 0u);
     }
-    return peers;
+    return ~differ;
 }
 
-constexpr int kCountThreads = 256;
-constexpr int kCountWarps = kCountThreads / 32;
+/* The ballot counts compiled: a pass of `digits` digits needs the bits of `digits`
+ * itself (the sentinel of an empty slot), and takes the next class up; 0 stands for
+ * __match_any_sync. */
+template <class F> auto with_digit_bits(uint32_t digits, F &&f) {
+    const int bits = 32 - __builtin_clz(digits);
+    /* Past 256 digits the hardware's match beats nine or more ballots (H200, 2^28 u32
+     * keys, 361 bins: 2.58 against 2.73 ms); at 40 to 256 digits the ballots win by 10
+     * to 20%. kBits = 0 is the match. */
+    if (digits > 256) return f(std::integral_constant<int, 0>{});
+    if (bits <= 6) return f(std::integral_constant<int, 6>{});
+    if (bits <= 8) return f(std::integral_constant<int, 8>{});
+    return f(std::integral_constant<int, 9>{});
+}
 
-/* counts[d * slices + s] = keys of digit d in slice s. Each warp counts into its own
- * histogram in shared memory; a thread adds a run of equal digits among its consecutive
- * keys once, so a skewed input does not pile atomics onto one counter. Keys arrive in
- * 16-byte vectors, two per thread per step, each load instruction one coalesced 512 B. */
-template <class T>
-__global__ void __launch_bounds__(kCountThreads)
-    slice_count_kernel(const T *__restrict__ keys, uint64_t n, uint64_t span, DigitRule rule,
-                       uint32_t digits, uint32_t *__restrict__ counts) {
-    extern __shared__ uint32_t hist[]; /* kCountWarps x digits */
-    constexpr int kVecKeys = 16 / sizeof(T);
-    constexpr int kVecs = 2;
-    constexpr uint64_t kStep = (uint64_t)kCountThreads * kVecs * kVecKeys;
-    for (uint32_t i = threadIdx.x; i < kCountWarps * digits; i += kCountThreads) hist[i] = 0;
-    __syncthreads();
-    uint32_t *mine = hist + (threadIdx.x / 32) * digits;
-    const unsigned lane = threadIdx.x % 32, warp = threadIdx.x / 32;
-    const uint64_t begin = (uint64_t)blockIdx.x * span;
-    const uint64_t end = begin + span < n ? begin + span : n;
-    for (uint64_t base = begin + (uint64_t)warp * 32 * kVecs * kVecKeys; base < end;
-         base += kStep) {
-        T k[kVecs][kVecKeys];
-        uint32_t have[kVecs];
-#pragma unroll
-        for (int v = 0; v < kVecs; v++) {
-            const uint64_t first = base + (uint64_t)(v * 32 + lane) * kVecKeys;
-            if (first + kVecKeys <= end) {
-                const uint4 raw = *reinterpret_cast<const uint4 *>(keys + first);
-                memcpy(k[v], &raw, sizeof raw);
-                have[v] = kVecKeys;
-            } else {
-                have[v] = first < end ? (uint32_t)(end - first) : 0;
-#pragma unroll
-                for (int u = 0; u < kVecKeys; u++)
-                    if (u < (int)have[v]) k[v][u] = keys[first + u];
-            }
-        }
-        uint32_t run_digit = 0, run = 0;
-#pragma unroll
-        for (int v = 0; v < kVecs; v++)
-#pragma unroll
-            for (int u = 0; u < kVecKeys; u++) {
-                if (u >= (int)have[v]) continue;
-                const uint32_t d = digit_of(rule, k[v][u]);
-                if (run && d != run_digit) {
-                    atomicAdd(&mine[run_digit], run);
-                    run = 0;
-                }
-                run_digit = d;
-                run++;
-            }
-        if (run) atomicAdd(&mine[run_digit], run);
-    }
-    __syncthreads();
-    for (uint32_t d = threadIdx.x; d < digits; d += kCountThreads) {
-        uint32_t sum = 0;
-#pragma unroll
-        for (int w = 0; w < kCountWarps; w++) sum += hist[w * digits + d];
-        counts[(uint64_t)d * gridDim.x + blockIdx.x] = sum;
-    }
+/* 16 bytes, or 4 for the tail, from global to shared memory without passing through
+ * registers. */
+__device__ __forceinline__ void copy16_async(void *smem, const void *gmem) {
+    const unsigned to = (unsigned)__cvta_generic_to_shared(smem);
+    asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(to), "l"(gmem) : "memory");
+}
+__device__ __forceinline__ void copy4_async(void *smem, const void *gmem) {
+    const unsigned to = (unsigned)__cvta_generic_to_shared(smem);
+    asm volatile("cp.async.ca.shared.global [%0], [%1], 4;\n" ::"r"(to), "l"(gmem) : "memory");
+}
+__device__ __forceinline__ void commit_async() {
+    asm volatile("cp.async.commit_group;\n" ::: "memory");
+}
+__device__ __forceinline__ void wait_async_all() {
+    asm volatile("cp.async.wait_group 0;\n" ::: "memory");
+}
+
+/* The block's share of copying `bytes` (a multiple of 4) from src (16-byte aligned) to
+ * dst. The tail past the last whole 16 bytes goes in words, so that no copy reads past
+ * the end of the input. */
+__device__ __forceinline__ void copy_tile_async(void *dst, const void *src, uint32_t bytes) {
+    char *to = static_cast<char *>(dst);
+    const char *from = static_cast<const char *>(src);
+    const uint32_t whole = bytes / 16 * 16;
+    for (uint32_t at = threadIdx.x * 16; at < whole; at += kThreads * 16)
+        copy16_async(to + at, from + at);
+    for (uint32_t at = whole + threadIdx.x * 4; at < bytes; at += kThreads * 4)
+        copy4_async(to + at, from + at);
 }
 
 /* Shared memory of the scatter kernel, carved from the dynamic allocation. */
 template <class T, bool kPairs> struct TileSmem {
+    static constexpr int kTile = kThreads * items_per_thread<T, kPairs>();
+    T *ring;               /* kStages x kTile: tiles on their way in */
+    uint32_t *value_ring;  /* kStages x kTile, pairs only */
+    T *keys;               /* kTile: the tile, sorted by digit */
+    uint32_t *values;      /* kTile, pairs only */
     uint32_t *warp_counts; /* kWarps x digits: ranks, then where each warp's run starts */
     uint32_t *tile_count;  /* digits: keys of the digit in this tile */
     uint32_t *delta;       /* digits: global position minus tile position */
     uint32_t *base;        /* digits: where this slice's next key of the digit goes */
-    T *keys;               /* kTile: the tile, sorted by digit */
-    uint32_t *values;      /* kTile, pairs only */
     uint16_t *digit;       /* kTile: digit of each sorted key */
 
     __host__ __device__ static size_t bytes(uint32_t digits) {
-        return (size_t)(kWarps + 3) * digits * 4 + (size_t)kTile * sizeof(T) +
-               (kPairs ? (size_t)kTile * 4 : 0) + (size_t)kTile * 2;
+        const size_t value_bytes = kPairs ? (size_t)(kStages + 1) * kTile * 4 : 0;
+        return (size_t)(kStages + 1) * kTile * sizeof(T) + value_bytes +
+               (size_t)(kWarps + 3) * digits * 4 + (size_t)kTile * 2;
     }
     __device__ TileSmem(unsigned char *p, uint32_t digits) {
         /* the widest arrays first, so each stays aligned */
-        keys = reinterpret_cast<T *>(p);
-        p += (size_t)kTile * sizeof(T);
-        values = reinterpret_cast<uint32_t *>(p);
-        p += kPairs ? (size_t)kTile * 4 : 0;
+        ring = reinterpret_cast<T *>(p);
+        keys = ring + kStages * kTile;
+        p += (size_t)(kStages + 1) * kTile * sizeof(T);
+        value_ring = reinterpret_cast<uint32_t *>(p);
+        values = value_ring + kStages * kTile;
+        p += kPairs ? (size_t)(kStages + 1) * kTile * 4 : 0;
         warp_counts = reinterpret_cast<uint32_t *>(p);
         tile_count = warp_counts + (size_t)kWarps * digits;
         delta = tile_count + digits;
@@ -149,68 +131,99 @@ template <class T, bool kPairs> struct TileSmem {
 };
 
 /* Three blocks an SM for 4-byte keys (at most 85 registers), so one block's barriers
- * overlap the others' loads. */
-template <class T, bool kPairs>
+ * overlap the others' work. starts[d * pieces + s * split]: where slice s's keys of digit
+ * d go. keys and values must be 16-byte aligned (cp.async). */
+template <class T, class Digit, bool kPairs, int kBits>
 __global__ void __launch_bounds__(kThreads, sizeof(T) == 4 ? 3 : 2)
     slice_scatter_kernel(const T *__restrict__ keys, const uint32_t *__restrict__ values,
-                         uint64_t n, uint64_t span, DigitRule rule, uint32_t digits,
-                         const uint32_t *__restrict__ starts, T *__restrict__ out_keys,
-                         uint32_t *__restrict__ out_values) {
+                         uint64_t n, uint64_t span, Digit digit_of, uint32_t digits,
+                         const uint32_t *__restrict__ starts, uint32_t pieces, uint32_t split,
+                         T *__restrict__ out_keys, uint32_t *__restrict__ out_values,
+                         uint32_t *__restrict__ offsets) {
+    using Smem = TileSmem<T, kPairs>;
+    constexpr int kItems = items_per_thread<T, kPairs>();
+    constexpr int kTile = Smem::kTile;
+    constexpr int kWarpTile = 32 * kItems;
     using Scan = cub::BlockScan<uint32_t, kThreads>;
     __shared__ typename Scan::TempStorage scan_storage;
     extern __shared__ __align__(16) unsigned char dynamic_smem[];
-    const TileSmem<T, kPairs> sm(dynamic_smem, digits);
+    const Smem sm(dynamic_smem, digits);
     const unsigned lane = threadIdx.x % 32, warp = threadIdx.x / 32;
     const uint32_t lanes_before = (1u << lane) - 1;
     uint32_t *my_counts = sm.warp_counts + warp * digits;
-    const int digit_bits = 32 - __clz(digits); /* enough for the sentinel `digits` too */
 
-    for (uint32_t d = threadIdx.x; d < digits; d += kThreads)
-        sm.base[d] = starts[(uint64_t)d * gridDim.x + blockIdx.x];
+    /* the last slices may start past n (span is whole tiles) and hold nothing */
+    const uint64_t begin = min((uint64_t)blockIdx.x * span, n);
+    const uint64_t end = min(begin + span, n);
+    const uint32_t tiles = (uint32_t)((end - begin + kTile - 1) / kTile);
+    auto tile_keys = [&](uint32_t t) {
+        return (uint32_t)min((uint64_t)kTile, end - (begin + (uint64_t)t * kTile));
+    };
+    /* Tile t into ring slot t % kStages; a group per tile, empty past the end, so that
+     * "all but the newest group" always means "up to the tile about to be worked on". */
+    auto fetch = [&](uint32_t t) {
+        if (t < tiles) {
+            const uint64_t at = begin + (uint64_t)t * kTile;
+            const int slot = t % kStages;
+            copy_tile_async(sm.ring + slot * kTile, keys + at, tile_keys(t) * sizeof(T));
+            if (kPairs)
+                copy_tile_async(sm.value_ring + slot * kTile, values + at, tile_keys(t) * 4);
+        }
+        commit_async();
+    };
+
+    for (uint32_t d = threadIdx.x; d < digits; d += kThreads) {
+        sm.base[d] = starts[(uint64_t)d * pieces + (uint64_t)blockIdx.x * split];
+        /* slice 0's start of a digit is where the digit starts: the bins' offsets */
+        if (offsets && blockIdx.x == 0) offsets[d] = sm.base[d];
+    }
     for (uint32_t i = threadIdx.x; i < kWarps * digits; i += kThreads) sm.warp_counts[i] = 0;
     /* Thread t scans the digits [first, last) across warps. */
     const uint32_t per_thread = (digits + kThreads - 1) / kThreads;
     const uint32_t first = min(threadIdx.x * per_thread, digits);
     const uint32_t last = min(first + per_thread, digits);
+    fetch(0);
+    wait_async_all();
+    fetch(1);
     __syncthreads();
 
-    const uint64_t begin = (uint64_t)blockIdx.x * span;
-    const uint64_t end = begin + span < n ? begin + span : n;
-    for (uint64_t tile = begin; tile < end; tile += kTile) {
-        const uint32_t valid = end - tile < (uint64_t)kTile ? (uint32_t)(end - tile) : kTile;
-        /* 1. Load: warp w owns tile positions [w * kWarpTile, (w + 1) * kWarpTile), item j
-         * of lane l is position j * 32 + l in it, so each load is one coalesced line and
-         * (j, lane) is input order. */
+    for (uint32_t t = 0; t < tiles; t++) {
+        const uint32_t valid = tile_keys(t);
+        const int slot = t % kStages;
+        const T *ring_keys = sm.ring + slot * kTile;
+        /* 1. Rank in input order inside the warp. Warp w owns tile positions
+         * [w * kWarpTile, (w + 1) * kWarpTile), item j of lane l is position j * 32 + l in
+         * it, so (j, lane) is input order. The lanes sharing a digit take consecutive
+         * ranks after what the warp's earlier items of it took; only the leader of a
+         * digit's lanes touches its counter: no atomics needed. */
         T k[kItems];
-        /* digit (low 16 bits) and rank in the warp (high 16 bits) of each item: one
-         * register each, for occupancy; values wait in memory until step 4. */
+        /* digit (low 16 bits) and rank in the warp (high 16 bits) of each item */
         uint32_t digit_rank[kItems];
+        /* Every lane reads its digit's counter (lanes sharing it read one word), then the
+         * leader alone writes it back: no shuffle. Full tiles skip the bounds checks. */
+        auto rank_items = [&](auto full) {
 #pragma unroll
-        for (int j = 0; j < kItems; j++) {
-            const uint32_t at = warp * kWarpTile + j * 32 + lane;
-            if (at < valid) k[j] = keys[tile + at];
-        }
-        /* 2. Rank in input order inside the warp: the lanes sharing a digit take
-         * consecutive ranks after what the warp's earlier items of it took. Only the
-         * leader of a digit's lanes touches its counter: no atomics needed. */
-#pragma unroll
-        for (int j = 0; j < kItems; j++) {
-            const uint32_t at = warp * kWarpTile + j * 32 + lane;
-            const uint32_t d = at < valid ? digit_of(rule, k[j]) : digits;
-            const unsigned peers = peers_of(d, digit_bits);
-            const int leader = __ffs(peers) - 1;
-            uint32_t before = 0;
-            if ((int)lane == leader && d < digits) {
-                before = my_counts[d];
-                my_counts[d] = before + __popc(peers);
+            for (int j = 0; j < kItems; j++) {
+                const uint32_t at = warp * kWarpTile + j * 32 + lane;
+                const bool here = full.value || at < valid;
+                k[j] = here ? ring_keys[at] : T{};
+                const uint32_t d = here ? digit_of(k[j]) : digits;
+                const unsigned peers =
+                    kBits == 0 ? __match_any_sync(0xffffffffu, d) : peers_of<kBits>(d);
+                const uint32_t before = my_counts[d]; /* d = digits: a harmless neighbour */
+                __syncwarp(); /* every lane has read before the leader writes */
+                if ((int)lane == __ffs(peers) - 1 && (full.value || d < digits))
+                    my_counts[d] = before + __popc(peers);
+                digit_rank[j] = d | (before + __popc(peers & lanes_before)) << 16;
+                __syncwarp(); /* the next item's lanes read what this one's leaders wrote */
             }
-            const uint32_t rank =
-                __shfl_sync(0xffffffffu, before, leader) + __popc(peers & lanes_before);
-            digit_rank[j] = d | rank << 16;
-            __syncwarp(); /* the next item's leader reads what this one's wrote */
-        }
+        };
+        if (valid == (uint32_t)kTile)
+            rank_items(std::true_type{});
+        else
+            rank_items(std::false_type{});
         __syncthreads();
-        /* 3. Per digit: the tile's count, its start in the digit-sorted tile (a block
+        /* 2. Per digit: the tile's count, its start in the digit-sorted tile (a block
          * scan), each warp's start, and where the tile's run goes in the output. */
         uint32_t sum = 0;
         for (uint32_t x = first; x < last; x++) {
@@ -236,7 +249,9 @@ __global__ void __launch_bounds__(kThreads, sizeof(T) == 4 ? 3 : 2)
             start += c;
         }
         __syncthreads();
-        /* 4. The tile, sorted by digit, into shared memory. */
+        /* 3. The tile, sorted by digit, into shared memory; then this warp's counters back
+         * to zero for the next tile (only this warp reads them here). */
+        const uint32_t *ring_values = sm.value_ring + slot * kTile;
 #pragma unroll
         for (int j = 0; j < kItems; j++) {
             const uint32_t d = digit_rank[j] & 0xffffu;
@@ -244,18 +259,23 @@ __global__ void __launch_bounds__(kThreads, sizeof(T) == 4 ? 3 : 2)
                 const uint32_t at = my_counts[d] + (digit_rank[j] >> 16);
                 sm.keys[at] = k[j];
                 sm.digit[at] = (uint16_t)d;
-                if (kPairs) sm.values[at] = values[tile + warp * kWarpTile + j * 32 + lane];
+                if (kPairs) sm.values[at] = ring_values[warp * kWarpTile + j * 32 + lane];
             }
         }
+        __syncwarp();
+        for (uint32_t i = lane; i < digits; i += 32) my_counts[i] = 0;
+        /* The next tile has landed (this thread's part; the barrier makes it everyone's),
+         * and this tile's slot is free for the one after it. */
+        wait_async_all();
         __syncthreads();
-        /* 5. Out in runs: consecutive threads, consecutive addresses inside a digit. */
+        fetch(t + kStages);
+        /* 4. Out in runs: consecutive threads, consecutive addresses inside a digit. */
+#pragma unroll 4
         for (uint32_t i = threadIdx.x; i < valid; i += kThreads) {
             const uint32_t dest = sm.delta[sm.digit[i]] + i;
             out_keys[dest] = sm.keys[i];
             if (kPairs) out_values[dest] = sm.values[i];
         }
-        for (uint32_t i = threadIdx.x; i < kWarps * digits; i += kThreads) sm.warp_counts[i] = 0;
-        __syncthreads();
     }
 }
 
@@ -276,25 +296,22 @@ __global__ void bin_offsets_kernel(const T *__restrict__ sorted, uint64_t n, pb_
     offsets[b] = (uint32_t)lo;
 }
 
-/* offsets[d] = starts[d * slices]: where each digit starts (single pass: each bin). */
-__global__ void digit_starts_kernel(const uint32_t *__restrict__ starts, uint32_t digits,
-                                    uint32_t slices, uint32_t *__restrict__ offsets) {
-    const uint32_t d = blockIdx.x * blockDim.x + threadIdx.x;
-    if (d < digits) offsets[d] = starts[(uint64_t)d * slices];
-}
-
-struct Pass {
-    DigitRule rule;
-    uint32_t digits;
+/* One pass sorts by (bin >> shift) & mask, which takes `digits` values. */
+struct PassDigit {
+    uint32_t shift, mask, digits;
 };
 
 struct Plan {
     int passes;
-    Pass pass[2];
+    PassDigit pass[2];
     uint32_t max_digits;
-    int slices;
-    uint64_t span;
+    uint32_t slices;    /* scatter blocks, one slice each */
+    uint64_t span;      /* keys per slice, whole tiles */
+    uint32_t split;     /* count blocks per slice */
+    uint64_t part_span; /* keys per count block */
+    uint32_t copies;    /* histograms per count block */
     size_t scan_temp_bytes;
+    uint32_t pieces() const { return slices * split; }
 };
 
 /* Scratch: digit-major counts and their scan, CUB's scan storage, and for two passes the
@@ -306,49 +323,51 @@ template <class T> struct Scratch {
     uint32_t *mid_values;
 };
 
-template <class T, bool kPairs> size_t scatter_smem(uint32_t digits) {
-    return TileSmem<T, kPairs>::bytes(digits);
+/* The count kernel's histograms: one per warp while 8 blocks of them fit an SM. */
+inline uint32_t count_copies(uint32_t digits) {
+    const uint32_t fit = (24u << 10) / (digits * 4);
+    return fit < 1 ? 1 : fit > (uint32_t)kCountWarps ? (uint32_t)kCountWarps : fit;
 }
 
-template <class T> int blocks_per_sm(bool pairs, uint32_t digits) {
+template <class K> int resident_blocks(K kernel, int threads, size_t smem) {
     int blocks = 0;
-    if (pairs)
-        cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, slice_scatter_kernel<T, true>,
-                                                      kThreads, scatter_smem<T, true>(digits));
-    else
-        cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, slice_scatter_kernel<T, false>,
-                                                      kThreads, scatter_smem<T, false>(digits));
+    cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, kernel, threads, smem);
     return blocks > 0 ? blocks : 1;
 }
 
-template <class T> cudaError_t allow_scatter_smem(bool pairs, uint32_t digits) {
-    return pairs ? allow_smem(slice_scatter_kernel<T, true>, scatter_smem<T, true>(digits))
-                 : allow_smem(slice_scatter_kernel<T, false>, scatter_smem<T, false>(digits));
-}
-
-template <class T> Plan make_plan(const pb_multisplit_args *a) {
+template <class T, class Digit, bool kPairs> Plan make_plan(const pb_multisplit_args *a) {
     Plan p{};
     const uint32_t bins = a->bucket.bins;
     if (bins <= kSinglePassMaxBins) {
         p.passes = 1;
-        p.pass[0] = {{a->bucket, 0, 0xffffffffu}, bins};
+        p.pass[0] = {0, 0xffffffffu, bins};
     } else {
         /* low digit of 2^low_bits values first, then the rest (both <= 256) */
         const int bits = bits_for(bins);
         const int low_bits = bits / 2;
         p.passes = 2;
-        p.pass[0] = {{a->bucket, 0, (1u << low_bits) - 1}, 1u << low_bits};
-        p.pass[1] = {{a->bucket, (uint32_t)low_bits, 0xffffffffu},
-                     ((bins - 1) >> low_bits) + 1};
+        p.pass[0] = {0, (1u << low_bits) - 1, 1u << low_bits};
+        p.pass[1] = {(uint32_t)low_bits, 0xffffffffu, ((bins - 1) >> low_bits) + 1};
     }
     p.max_digits = p.pass[0].digits > p.pass[1].digits ? p.pass[0].digits : p.pass[1].digits;
-    allow_scatter_smem<T>(a->values != nullptr, p.max_digits);
+    const size_t scatter_smem = TileSmem<T, kPairs>::bytes(p.max_digits);
+    constexpr int kTile = TileSmem<T, kPairs>::kTile;
     const uint64_t tiles = (a->n + kTile - 1) / kTile;
-    const uint64_t resident =
-        (uint64_t)device_sms() * blocks_per_sm<T>(a->values != nullptr, p.max_digits);
-    p.slices = (int)(tiles < resident ? tiles : resident);
+    const int sms = device_sms();
+    /* every ballot count has the same shared memory; the most takes the most registers */
+    auto widest = slice_scatter_kernel<T, Digit, kPairs, 9>;
+    allow_smem(widest, scatter_smem);
+    const uint64_t resident = (uint64_t)sms * resident_blocks(widest, kThreads, scatter_smem);
+    p.slices = (uint32_t)(tiles < resident ? tiles : resident);
     p.span = (tiles + p.slices - 1) / p.slices * kTile;
-    const int count = (int)(p.max_digits * (uint32_t)p.slices);
+    /* the count's grid: as many blocks as fit at once, whole slices apart */
+    p.copies = count_copies(p.max_digits);
+    const uint64_t count_resident =
+        (uint64_t)sms * resident_blocks(piece_count_kernel<T, Digit>, kCountThreads,
+                                        (size_t)p.copies * p.max_digits * 4);
+    p.split = (uint32_t)((count_resident + p.slices - 1) / p.slices);
+    p.part_span = (p.span / p.split + 1023) / 1024 * 1024;
+    const int count = (int)(p.max_digits * p.pieces());
     cub::DeviceScan::ExclusiveSum(nullptr, p.scan_temp_bytes, (uint32_t *)nullptr,
                                   (uint32_t *)nullptr, count);
     return p;
@@ -358,7 +377,7 @@ template <class T>
 Scratch<T> carve(const pb_multisplit_args *a, const Plan &p, void *base, size_t *bytes) {
     Carver c{static_cast<char *>(base)};
     Scratch<T> s{};
-    const size_t count = (size_t)p.max_digits * p.slices;
+    const size_t count = (size_t)p.max_digits * p.pieces();
     s.counts = c.take<uint32_t>(count);
     s.starts = c.take<uint32_t>(count);
     s.scan_temp = c.take<unsigned char>(p.scan_temp_bytes);
@@ -370,45 +389,58 @@ Scratch<T> carve(const pb_multisplit_args *a, const Plan &p, void *base, size_t 
     return s;
 }
 
-template <class T>
-cudaError_t run_pass(const Pass &pass, const Plan &p, Scratch<T> &s, const T *keys,
-                     const uint32_t *values, uint64_t n, T *out_keys, uint32_t *out_values,
-                     cudaStream_t stream) {
-    slice_count_kernel<T><<<p.slices, kCountThreads, kCountWarps * pass.digits * 4, stream>>>(
-        keys, n, p.span, pass.rule, pass.digits, s.counts);
+template <class T, class Digit, bool kPairs>
+cudaError_t run_pass(const Digit &digit, uint32_t digits, const Plan &p, Scratch<T> &s,
+                     const T *keys, const uint32_t *values, uint64_t n, T *out_keys,
+                     uint32_t *out_values, uint32_t *offsets, cudaStream_t stream) {
+    piece_count_kernel<T, Digit>
+        <<<p.pieces(), kCountThreads, (size_t)p.copies * digits * 4, stream>>>(
+            keys, n, p.span, p.split, p.part_span, digit, digits, p.copies, s.counts);
     size_t temp = p.scan_temp_bytes;
     cudaError_t e = cub::DeviceScan::ExclusiveSum(s.scan_temp, temp, s.counts, s.starts,
-                                                  (int)(pass.digits * (uint32_t)p.slices), stream);
+                                                  (int)(digits * p.pieces()), stream);
     if (e != cudaSuccess) return e;
-    if (values)
-        slice_scatter_kernel<T, true>
-            <<<p.slices, kThreads, scatter_smem<T, true>(pass.digits), stream>>>(
-                keys, values, n, p.span, pass.rule, pass.digits, s.starts, out_keys, out_values);
-    else
-        slice_scatter_kernel<T, false>
-            <<<p.slices, kThreads, scatter_smem<T, false>(pass.digits), stream>>>(
-                keys, nullptr, n, p.span, pass.rule, pass.digits, s.starts, out_keys, nullptr);
-    return cudaGetLastError();
+    return with_digit_bits(digits, [&](auto bits) {
+        auto kernel = slice_scatter_kernel<T, Digit, kPairs, bits.value>;
+        const size_t smem = TileSmem<T, kPairs>::bytes(digits);
+        allow_smem(kernel, smem);
+        kernel<<<p.slices, kThreads, smem, stream>>>(keys, values, n, p.span, digit, digits,
+                                                     s.starts, p.pieces(), p.split, out_keys,
+                                                     out_values, offsets);
+        return cudaGetLastError();
+    });
 }
 
-template <class T> int launch_for(const pb_multisplit_args *a, cudaStream_t stream) {
-    const Plan p = make_plan<T>(a);
+/* Calls f(digit rule, pairs) with the kernels' template arguments for these arguments. */
+template <class T, class F> int with_variant(const pb_multisplit_args *a, F &&f) {
+    return with_digit_rule<T>(a->bucket, 0, 0xffffffffu, [&](auto rule) {
+        return a->values ? f(rule, std::true_type{}) : f(rule, std::false_type{});
+    });
+}
+
+template <class T, class Digit, bool kPairs>
+int launch_variant(const pb_multisplit_args *a, cudaStream_t stream) {
+    if (a->n == 0) return (int)cudaMemsetAsync(a->offsets, 0, a->bucket.bins * 4, stream);
+    const Plan p = make_plan<T, Digit, kPairs>(a);
     size_t bytes = 0;
     Scratch<T> s = carve<T>(a, p, a->scratch, &bytes);
     const T *keys = static_cast<const T *>(a->keys);
     T *out = static_cast<T *>(a->out_keys);
+    /* the last pass's scatter also writes the bins' offsets when the digit is the bin */
+    auto pass = [&](int i, const T *in, const uint32_t *in_values, T *to, uint32_t *to_values) {
+        uint32_t *offsets = p.passes == 1 ? a->offsets : nullptr;
+        return with_digit_rule<T>(a->bucket, p.pass[i].shift, p.pass[i].mask, [&](auto rule) {
+            return run_pass<T, decltype(rule), kPairs>(rule, p.pass[i].digits, p, s, in,
+                                                       in_values, a->n, to, to_values, offsets,
+                                                       stream);
+        });
+    };
     cudaError_t e;
     if (p.passes == 1) {
-        e = run_pass<T>(p.pass[0], p, s, keys, a->values, a->n, out, a->out_values, stream);
-        if (e == cudaSuccess)
-            digit_starts_kernel<<<(a->bucket.bins + 255) / 256, 256, 0, stream>>>(
-                s.starts, a->bucket.bins, (uint32_t)p.slices, a->offsets);
+        e = pass(0, keys, a->values, out, a->out_values);
     } else {
-        e = run_pass<T>(p.pass[0], p, s, keys, a->values, a->n, s.mid_keys, s.mid_values,
-                        stream);
-        if (e == cudaSuccess)
-            e = run_pass<T>(p.pass[1], p, s, s.mid_keys, s.mid_values, a->n, out, a->out_values,
-                            stream);
+        e = pass(0, keys, a->values, s.mid_keys, s.mid_values);
+        if (e == cudaSuccess) e = pass(1, s.mid_keys, s.mid_values, out, a->out_values);
         if (e == cudaSuccess)
             bin_offsets_kernel<T><<<(a->bucket.bins + 255) / 256, 256, 0, stream>>>(
                 out, a->n, a->bucket, a->offsets);
@@ -424,14 +456,20 @@ extern "C" int pb_multisplit_slice_plan(const struct pb_multisplit_args *a,
                                         size_t *scratch_bytes) {
     return pb_ms::with_key_type(a->bucket.dtype, [&](auto key) {
         using T = decltype(key);
-        const pb_ms::Plan p = pb_ms::make_plan<T>(a);
-        pb_ms::carve<T>(a, p, nullptr, scratch_bytes);
-        return (int)cudaGetLastError();
+        return pb_ms::with_variant<T>(a, [&](auto rule, auto pairs) {
+            const pb_ms::Plan p = pb_ms::make_plan<T, decltype(rule), pairs.value>(a);
+            pb_ms::carve<T>(a, p, nullptr, scratch_bytes);
+            return (int)cudaGetLastError();
+        });
     });
 }
 
 extern "C" int pb_multisplit_slice_launch(const struct pb_multisplit_args *a,
                                           cudaStream_t stream) {
-    return pb_ms::with_key_type(a->bucket.dtype,
-                                [&](auto key) { return pb_ms::launch_for<decltype(key)>(a, stream); });
+    return pb_ms::with_key_type(a->bucket.dtype, [&](auto key) {
+        using T = decltype(key);
+        return pb_ms::with_variant<T>(a, [&](auto rule, auto pairs) {
+            return pb_ms::launch_variant<T, decltype(rule), pairs.value>(a, stream);
+        });
+    });
 }

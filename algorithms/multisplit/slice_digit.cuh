@@ -1,0 +1,67 @@
+/* The digit of a key in one pass of multisplit/auto: (bin >> shift) & mask, the whole bin
+ * when there is one pass.
+ *
+ * The bin is computed twice per key (count, then scatter), so the common case gets its
+ * own rule: range buckets over 32-bit integer keys. There d = x - min < 2^32 and the 64.64
+ * fixed-point product of bucket_rules.h reduces to two 32 x 32 -> 64 multiplies: the same
+ * bin, exactly, in a third of the instructions. */
+#pragma once
+
+#include <type_traits>
+
+#include "multisplit_common.cuh"
+
+namespace pb_ms {
+
+/* Any key type and bucket kind: the shared bucket function. */
+struct GenericDigit {
+    pb_bucket bucket;
+    uint32_t shift, mask;
+
+    template <class T> __device__ __forceinline__ uint32_t operator()(T key) const {
+        return (bin_of(bucket, key) >> shift) & mask;
+    }
+};
+
+/* Range buckets, 32-bit integer keys: bin = d * whole + mulhi64(d, frac) with d < 2^32.
+ * The bucket is built from the input's own minimum and maximum, so d < max - min + 1 and
+ * the bin is below bins; the clamp only keeps a foreign key inside the shared memory. */
+struct Range32Digit {
+    uint32_t lo, whole, frac_lo, frac_hi, last_bin;
+    uint32_t shift, mask;
+
+    template <class T> __device__ __forceinline__ uint32_t operator()(T key) const {
+        const uint32_t d = (uint32_t)key - lo;
+        /* floor(d * frac / 2^64) = floor((d * frac_hi + floor(d * frac_lo / 2^32)) / 2^32),
+         * and the inner sum fits 64 bits for d, frac_hi < 2^32 */
+        const uint64_t low = (uint64_t)d * frac_lo;
+        const uint64_t high = (uint64_t)d * frac_hi + (low >> 32);
+        const uint32_t bin = min(d * whole + (uint32_t)(high >> 32), last_bin);
+        return (bin >> shift) & mask;
+    }
+};
+
+template <class T> constexpr bool has_range32_rule() {
+    return std::is_integral<T>::value && sizeof(T) == 4;
+}
+
+inline GenericDigit generic_digit(const pb_bucket &b, uint32_t shift, uint32_t mask) {
+    return {b, shift, mask};
+}
+
+/* Only for range buckets over u32 or i32 keys (has_range32_rule, kind == RANGE). */
+inline Range32Digit range32_digit(const pb_bucket &b, uint32_t shift, uint32_t mask) {
+    return {(uint32_t)b.min_bits, (uint32_t)b.scale_whole,   (uint32_t)b.scale_frac,
+            (uint32_t)(b.scale_frac >> 32), b.bins - 1, shift, mask};
+}
+
+/* Calls f(rule) with the fastest rule that is exact for key type T and bucket b. */
+template <class T, class F>
+auto with_digit_rule(const pb_bucket &b, uint32_t shift, uint32_t mask, F &&f) {
+    if constexpr (has_range32_rule<T>()) {
+        if (b.kind == PB_BUCKET_RANGE) return f(range32_digit(b, shift, mask));
+    }
+    return f(generic_digit(b, shift, mask));
+}
+
+} // namespace pb_ms
