@@ -39,8 +39,7 @@ __global__ void __launch_bounds__(kCountThreads)
     const uint64_t slice_end = min(slice_begin + span, n);
     const uint64_t begin = min(slice_begin + (blockIdx.x % split) * part_span, slice_end);
     const uint64_t end = min(begin + part_span, slice_end);
-    for (uint64_t base = begin + warp * kWarpStep; base < end;
-         base += kCountWarps * kWarpStep) {
+    for (uint64_t base = begin + warp * kWarpStep; base < end; base += kCountWarps * kWarpStep) {
         T k[kVecs][kVecKeys];
         uint32_t have[kVecs];
 #pragma unroll

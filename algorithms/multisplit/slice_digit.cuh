@@ -51,8 +51,13 @@ inline GenericDigit generic_digit(const pb_bucket &b, uint32_t shift, uint32_t m
 
 /* Only for range buckets over u32 or i32 keys (has_range32_rule, kind == RANGE). */
 inline Range32Digit range32_digit(const pb_bucket &b, uint32_t shift, uint32_t mask) {
-    return {(uint32_t)b.min_bits, (uint32_t)b.scale_whole,   (uint32_t)b.scale_frac,
-            (uint32_t)(b.scale_frac >> 32), b.bins - 1, shift, mask};
+    return {(uint32_t)b.min_bits,
+            (uint32_t)b.scale_whole,
+            (uint32_t)b.scale_frac,
+            (uint32_t)(b.scale_frac >> 32),
+            b.bins - 1,
+            shift,
+            mask};
 }
 
 /* Calls f(rule) with the fastest rule that is exact for key type T and bucket b. */
