@@ -80,6 +80,49 @@ static void more_bins_than_values(void **state) {
     assert_int_equal(pb_bucket_u32(&b, 3), 0);
 }
 
+/* The kernels' two-multiply form of range buckets over 32-bit keys gives the general
+ * 64.64 rule's bin for every key in [min, max]: both ends, the first key of a bin and the
+ * last of the one before (where dropping a carry would show), and pseudo-random keys, over
+ * ranges from one value to all 2^32, with fewer and more bins than values. */
+static void range32_equals_the_general_rule(void **state) {
+    (void)state;
+    const uint32_t bins[] = {1, 2, 3, 40, 361, 4096, 12288, 65535, 65536};
+    const uint64_t widths[] = {
+        1, 2, 39, 40, 41, 1000, 65536, 65537, 1u << 20, 4000000000u, (1ull << 32) - 1, 1ull << 32};
+    uint64_t state_bits = 0x9e3779b97f4a7c15ull;
+    for (size_t w = 0; w < COUNT(widths); w++)
+        for (size_t k = 0; k < COUNT(bins); k++)
+            for (int signedness = 0; signedness < 2; signedness++) {
+                const uint64_t width = widths[w]; /* max - min + 1 */
+                const uint32_t lo = signedness ? (uint32_t)(-(int64_t)(width / 2))
+                                               : (uint32_t)((1ull << 32) - width) / 3;
+                uint32_t ends[2] = {lo, (uint32_t)(lo + width - 1)};
+                struct pb_bucket b;
+                if (signedness) {
+                    int32_t ends_i32[2] = {(int32_t)ends[0], (int32_t)ends[1]};
+                    b = range_bucket(PB_I32, ends_i32, 2, bins[k]);
+                } else {
+                    b = range_bucket(PB_U32, ends, 2, bins[k]);
+                }
+                for (int i = 0; i < 3000; i++) {
+                    state_bits = state_bits * 6364136223846793005ull + 1442695040888963407ull;
+                    const uint64_t r = state_bits >> 16;
+                    /* bin j starts at d = ceil(j * width / bins) */
+                    const uint64_t j = 1 + r % bins[k];
+                    const uint64_t start = (j * width + bins[k] - 1) / bins[k];
+                    uint64_t d64 = i < 2        ? i * (width - 1)
+                                   : i % 3 == 0 ? r % width
+                                   : i % 3 == 1 ? start
+                                                : start - 1;
+                    if (d64 >= width) d64 = width - 1;
+                    const uint32_t d = (uint32_t)d64, key = lo + d;
+                    const uint32_t general =
+                        signedness ? pb_bucket_i32(&b, (int32_t)key) : pb_bucket_u32(&b, key);
+                    assert_int_equal(pb_bucket_range32(&b, d), general);
+                }
+            }
+}
+
 static void modulo_uses_the_key_bits(void **state) {
     (void)state;
     struct pb_key_range unused = {0};
@@ -211,6 +254,7 @@ int main(void) {
         cmocka_unit_test(range_bins_are_equal_width),
         cmocka_unit_test(range_ends),
         cmocka_unit_test(more_bins_than_values),
+        cmocka_unit_test(range32_equals_the_general_rule),
         cmocka_unit_test(modulo_uses_the_key_bits),
         cmocka_unit_test(splitters_are_sample_quantiles),
         cmocka_unit_test(reference_is_a_stable_counting_sort),

@@ -38,6 +38,17 @@ PB_BUCKET_HD uint32_t pb_bucket_of_bits(const struct pb_bucket *b, uint64_t bits
     return bin < b->bins ? (uint32_t)bin : b->bins - 1; /* only 64-bit ranges can round past */
 }
 
+/* Range buckets over 32-bit integer keys, the form the kernels evaluate: with the key in
+ * the input's [min, max], d = x - min < 2^32, whole <= bins, and the 64.64 product above
+ * reduces to two 32 x 32 -> 64 multiplies with the same result:
+ * floor(d * frac / 2^64) = floor((d * frac_hi + floor(d * frac_lo / 2^32)) / 2^32), whose
+ * inner sum fits 64 bits. */
+PB_BUCKET_HD uint32_t pb_bucket_range32(const struct pb_bucket *b, uint32_t d) {
+    const uint64_t low = (uint64_t)d * (uint32_t)b->scale_frac;
+    const uint64_t high = (uint64_t)d * (uint32_t)(b->scale_frac >> 32) + (low >> 32);
+    return d * (uint32_t)b->scale_whole + (uint32_t)(high >> 32);
+}
+
 PB_BUCKET_HD uint32_t pb_bucket_of_real(const struct pb_bucket *b, double x, uint64_t bits) {
     if (b->kind == PB_BUCKET_MODULO) {
         return (uint32_t)(bits % b->bins);

@@ -2,8 +2,8 @@
  * when there is one pass.
  *
  * The bin is computed twice per key (count, then scatter), so the common case gets its
- * own rule: range buckets over 32-bit integer keys. There d = x - min < 2^32 and the 64.64
- * fixed-point product of bucket_rules.h reduces to two 32 x 32 -> 64 multiplies: the same
+ * own rule: range buckets over 32-bit integer keys, where the 64.64 fixed-point product of
+ * bucket_rules.h reduces to two 32 x 32 -> 64 multiplies (pb_bucket_range32): the same
  * bin, exactly, in a third of the instructions. */
 #pragma once
 
@@ -23,20 +23,16 @@ struct GenericDigit {
     }
 };
 
-/* Range buckets, 32-bit integer keys: bin = d * whole + mulhi64(d, frac) with d < 2^32.
- * The bucket is built from the input's own minimum and maximum, so d < max - min + 1 and
- * the bin is below bins; the clamp only keeps a foreign key inside the shared memory. */
+/* Range buckets, 32-bit integer keys: pb_bucket_range32 of bucket_rules.h. The bucket is
+ * built from the input's own minimum and maximum, so the bin is below bins; the clamp
+ * only keeps a foreign key inside the shared memory. */
 struct Range32Digit {
-    uint32_t lo, whole, frac_lo, frac_hi, last_bin;
+    pb_bucket bucket;
+    uint32_t lo, last_bin;
     uint32_t shift, mask;
 
     template <class T> __device__ __forceinline__ uint32_t operator()(T key) const {
-        const uint32_t d = (uint32_t)key - lo;
-        /* floor(d * frac / 2^64) = floor((d * frac_hi + floor(d * frac_lo / 2^32)) / 2^32),
-         * and the inner sum fits 64 bits for d, frac_hi < 2^32 */
-        const uint64_t low = (uint64_t)d * frac_lo;
-        const uint64_t high = (uint64_t)d * frac_hi + (low >> 32);
-        const uint32_t bin = min(d * whole + (uint32_t)(high >> 32), last_bin);
+        const uint32_t bin = min(pb_bucket_range32(&bucket, (uint32_t)key - lo), last_bin);
         return (bin >> shift) & mask;
     }
 };
@@ -51,13 +47,7 @@ inline GenericDigit generic_digit(const pb_bucket &b, uint32_t shift, uint32_t m
 
 /* Only for range buckets over u32 or i32 keys (has_range32_rule, kind == RANGE). */
 inline Range32Digit range32_digit(const pb_bucket &b, uint32_t shift, uint32_t mask) {
-    return {(uint32_t)b.min_bits,
-            (uint32_t)b.scale_whole,
-            (uint32_t)b.scale_frac,
-            (uint32_t)(b.scale_frac >> 32),
-            b.bins - 1,
-            shift,
-            mask};
+    return {b, (uint32_t)b.min_bits, b.bins - 1, shift, mask};
 }
 
 /* Calls f(rule) with the fastest rule that is exact for key type T and bucket b. */
