@@ -162,8 +162,9 @@ __global__ void __launch_bounds__(kThreads, sizeof(T) == 4 ? 3 : 2)
     auto tile_keys = [&](uint32_t t) {
         return (uint32_t)min((uint64_t)kTile, end - (begin + (uint64_t)t * kTile));
     };
-    /* Tile t into ring slot t % kStages; a group per tile, empty past the end, so that
-     * "all but the newest group" always means "up to the tile about to be worked on". */
+    /* Tile t into ring slot t % kStages, as one cp.async group (empty past the end). Only
+     * the next tile is ever in flight when a thread waits, so waiting for all its groups
+     * is waiting for that tile. */
     auto fetch = [&](uint32_t t) {
         if (t < tiles) {
             const uint64_t at = begin + (uint64_t)t * kTile;
@@ -424,6 +425,9 @@ template <class T, class F> int with_variant(const pb_multisplit_args *a, F &&f)
 template <class T, class Digit, bool kPairs>
 int launch_variant(const pb_multisplit_args *a, cudaStream_t stream) {
     if (a->n == 0) return (int)cudaMemsetAsync(a->offsets, 0, a->bucket.bins * 4, stream);
+    /* cp.async copies whole 16-byte pieces of the tiles */
+    if ((uintptr_t)a->keys % 16 || (uintptr_t)a->values % 16)
+        return (int)cudaErrorMisalignedAddress;
     const Plan p = make_plan<T, Digit, kPairs>(a);
     size_t bytes = 0;
     Scratch<T> s = carve<T>(a, p, a->scratch, &bytes);
