@@ -18,6 +18,9 @@ struct GenericDigit {
     pb_bucket bucket;
     uint32_t shift, mask;
 
+    static GenericDigit make(const pb_bucket &b, uint32_t shift, uint32_t mask) {
+        return {b, shift, mask};
+    }
     template <class T> __device__ __forceinline__ uint32_t operator()(T key) const {
         return (bin_of(bucket, key) >> shift) & mask;
     }
@@ -31,6 +34,10 @@ struct Range32Digit {
     uint32_t lo, last_bin;
     uint32_t shift, mask;
 
+    /* only for range buckets over u32 or i32 keys (has_range32_rule, kind == RANGE) */
+    static Range32Digit make(const pb_bucket &b, uint32_t shift, uint32_t mask) {
+        return {b, (uint32_t)b.min_bits, b.bins - 1, shift, mask};
+    }
     template <class T> __device__ __forceinline__ uint32_t operator()(T key) const {
         const uint32_t bin = min(pb_bucket_range32(&bucket, (uint32_t)key - lo), last_bin);
         return (bin >> shift) & mask;
@@ -41,22 +48,13 @@ template <class T> constexpr bool has_range32_rule() {
     return std::is_integral<T>::value && sizeof(T) == 4;
 }
 
-inline GenericDigit generic_digit(const pb_bucket &b, uint32_t shift, uint32_t mask) {
-    return {b, shift, mask};
-}
-
-/* Only for range buckets over u32 or i32 keys (has_range32_rule, kind == RANGE). */
-inline Range32Digit range32_digit(const pb_bucket &b, uint32_t shift, uint32_t mask) {
-    return {b, (uint32_t)b.min_bits, b.bins - 1, shift, mask};
-}
-
-/* Calls f(rule) with the fastest rule that is exact for key type T and bucket b. */
-template <class T, class F>
-auto with_digit_rule(const pb_bucket &b, uint32_t shift, uint32_t mask, F &&f) {
+/* Calls f(Digit{}) with the fastest rule type that is exact for key type T and bucket b;
+ * Digit::make(b, shift, mask) then gives one pass's rule. */
+template <class T, class F> auto with_digit_type(const pb_bucket &b, F &&f) {
     if constexpr (has_range32_rule<T>()) {
-        if (b.kind == PB_BUCKET_RANGE) return f(range32_digit(b, shift, mask));
+        if (b.kind == PB_BUCKET_RANGE) return f(Range32Digit{});
     }
-    return f(generic_digit(b, shift, mask));
+    return f(GenericDigit{});
 }
 
 } // namespace pb_ms

@@ -417,7 +417,7 @@ cudaError_t run_pass(const Digit &digit, uint32_t digits, const Plan &p, Scratch
 
 /* Calls f(digit rule, pairs) with the kernels' template arguments for these arguments. */
 template <class T, class F> int with_variant(const pb_multisplit_args *a, F &&f) {
-    return with_digit_rule<T>(a->bucket, 0, 0xffffffffu, [&](auto rule) {
+    return with_digit_type<T>(a->bucket, [&](auto rule) {
         return a->values ? f(rule, std::true_type{}) : f(rule, std::false_type{});
     });
 }
@@ -436,10 +436,9 @@ int launch_variant(const pb_multisplit_args *a, cudaStream_t stream) {
     /* the last pass's scatter also writes the bins' offsets when the digit is the bin */
     auto pass = [&](int i, const T *in, const uint32_t *in_values, T *to, uint32_t *to_values) {
         uint32_t *offsets = p.passes == 1 ? a->offsets : nullptr;
-        return with_digit_rule<T>(a->bucket, p.pass[i].shift, p.pass[i].mask, [&](auto rule) {
-            return run_pass<T, decltype(rule), kPairs>(rule, p.pass[i].digits, p, s, in, in_values,
-                                                       a->n, to, to_values, offsets, stream);
-        });
+        const Digit rule = Digit::make(a->bucket, p.pass[i].shift, p.pass[i].mask);
+        return run_pass<T, Digit, kPairs>(rule, p.pass[i].digits, p, s, in, in_values, a->n, to,
+                                          to_values, offsets, stream);
     };
     cudaError_t e;
     if (p.passes == 1) {

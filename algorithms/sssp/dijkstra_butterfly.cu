@@ -70,12 +70,12 @@ __global__ void __launch_bounds__(kBlockThreads, 1)
         if (best == MinKeyOp::identity() || du >= Dist::kInf) break; /* the same in all threads */
         if (u % kBlockThreads == tid) settled |= 1ull << (u / kBlockThreads);
         const uint32_t begin = __ldg(&g.row[u]), end = __ldg(&g.row[u + 1]);
+        auto relax = [&](uint32_t v, uint32_t w) {
+            const uint32_t nd = Dist::add(du, w);
+            if (nd < sdist[v] && nd < atomicMin(&sdist[v], nd)) pred_out[v] = u;
+        };
         if (end - begin <= kBlockThreads) { /* an arc a thread at most: no batch */
-            if (begin + tid < end) {
-                const uint32_t v = __ldg(&g.col[begin + tid]);
-                const uint32_t nd = Dist::add(du, __ldg(&g.w[begin + tid]));
-                if (nd < sdist[v] && nd < atomicMin(&sdist[v], nd)) pred_out[v] = u;
-            }
+            if (begin + tid < end) relax(__ldg(&g.col[begin + tid]), __ldg(&g.w[begin + tid]));
             __syncthreads();
             continue;
         }
@@ -89,10 +89,7 @@ __global__ void __launch_bounds__(kBlockThreads, 1)
                 }
 #pragma unroll
             for (int b = 0; b < kBlockArcBatch; b++)
-                if (e0 + b * kBlockThreads < end) {
-                    const uint32_t v = col[b], nd = Dist::add(du, w[b]);
-                    if (nd < sdist[v] && nd < atomicMin(&sdist[v], nd)) pred_out[v] = u;
-                }
+                if (e0 + b * kBlockThreads < end) relax(col[b], w[b]);
         }
         __syncthreads();
     }
