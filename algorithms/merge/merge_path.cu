@@ -24,6 +24,7 @@
  * passes than the rounds. */
 #include <cuda_runtime.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <cub/block/block_scan.cuh>
@@ -32,6 +33,8 @@
 #include "merge_gpu.h"
 #include "merge_keys.cuh"
 #include "merge_search.cuh"
+#include "merge_tile.cuh"
+#include "multiway.cuh"
 
 namespace pb_merge_path {
 namespace {
@@ -39,112 +42,16 @@ namespace {
 using pb::merge::kary_narrow;
 using pb::merge::kary_probe;
 using pb::merge::kary_step;
+using pb::merge::kTileThreads;
+using pb::merge::merge_tile;
 using pb::merge::ordered_bits;
-
-/* #pragma unroll in code the host compiler sees too */
-#ifdef __CUDA_ARCH__
-#define PB_UNROLL _Pragma("unroll")
-#else
-#define PB_UNROLL
-#endif
+using pb::merge::Tile;
 
 constexpr unsigned FULL = 0xffffffffu;
-constexpr int kThreads = 512;             /* merge blocks */
+constexpr int kThreads = kTileThreads;    /* merge blocks */
 constexpr int kPlanThreads = 1024;        /* the one tiles_kernel block */
 constexpr uint32_t kMaxRoundLists = 4096; /* 12 rounds */
 constexpr uint64_t kMaxN = 0xffffffffull; /* positions are u32 */
-
-/* Tile: threads x items, items odd so that the blocked write-back of a round hits
- * distinct banks. 8-byte keys take fewer items, for registers. */
-template <class K> struct Tile {
-    static constexpr int kItems = sizeof(K) == 4 ? 15 : 9;
-    static constexpr uint32_t kSize = (uint32_t)kThreads * kItems;
-};
-
-/* ---- merging in shared memory ------------------------------------------------------------- */
-
-/* One thread's part of a merge round r (pairs of runs of 2^(r-1) segments): outputs
- * [o, o + I) of the tile (those below D) into rk, from the tile sk; with values, each
- * output's value goes from sv_in straight to sv_out[o + j] (the values ping-pong between
- * two buffers, so they need no registers). A thread whose outputs run past its pair's
- * end carries on in the next pair. */
-template <class K, bool kPairs, int I>
-__host__ __device__ inline void merge_items(const K *sk, const uint32_t *sv_in, uint32_t *sv_out,
-                                            const uint16_t *seg_off, int S, int D, int r, int o,
-                                            int last, K (&rk)[I]) {
-    const int full = 1 << r, half = full >> 1;
-    int lo = 0, hi = ((S + full - 1) >> r) - 1;
-    while (lo < hi) { /* the pair holding output o */
-        const int mid = (lo + hi + 1) >> 1;
-        if ((int)seg_off[mid << r] <= o)
-            lo = mid;
-        else
-            hi = mid - 1;
-    }
-    int q = lo;
-    const int a0 = seg_off[q << r];
-    int a1 = seg_off[(q << r) + half < S ? (q << r) + half : S];
-    int b1 = seg_off[(q << r) + full < S ? (q << r) + full : S];
-    const int d = o - a0;
-    int ilo = d - (b1 - a1) > 0 ? d - (b1 - a1) : 0, ihi = d < a1 - a0 ? d : a1 - a0;
-    while (ilo < ihi) { /* merge path: how many of the first d come from the left run */
-        const int mid = (ilo + ihi) >> 1;
-        if (sk[a1 + d - 1 - mid] < sk[a0 + mid])
-            ihi = mid;
-        else
-            ilo = mid + 1;
-    }
-    int ap = a0 + ilo, bp = a1 + d - ilo;
-    K ka = sk[ap < last ? ap : last], kb = sk[bp < last ? bp : last];
-    PB_UNROLL
-    for (int j = 0; j < I; j++) {
-        if (o + j < D) {
-            if (ap == a1 && bp == b1) { /* this pair is done: the next starts here */
-                q++;
-                ap = b1;
-                a1 = seg_off[(q << r) + half < S ? (q << r) + half : S];
-                b1 = seg_off[(q << r) + full < S ? (q << r) + full : S];
-                bp = a1;
-                ka = sk[ap < last ? ap : last];
-                kb = sk[bp < last ? bp : last];
-            }
-            const bool take_b = bp < b1 && (ap >= a1 || kb < ka);
-            rk[j] = take_b ? kb : ka;
-            if (kPairs) sv_out[o + j] = sv_in[take_b ? bp : ap];
-            if (take_b) {
-                bp++;
-                kb = sk[bp < last ? bp : last];
-            } else {
-                ap++;
-                ka = sk[ap < last ? ap : last];
-            }
-        }
-    }
-}
-
-/* Merges the tile's S sorted segments (in list order, bounds seg_off): keys in place,
- * values between sv[0] and sv[1]. Returns which of the two holds the values at the end. */
-template <class K, bool kPairs>
-__device__ int merge_tile(K *sk, uint32_t *sv0, uint32_t *sv1, const uint16_t *seg_off, int S,
-                          int D) {
-    constexpr int I = Tile<K>::kItems;
-    const int o = threadIdx.x * I;
-    int in = 0;
-    for (int r = 1; (1 << (r - 1)) < S; r++, in ^= 1) {
-        K rk[I];
-        if (o < D)
-            merge_items<K, kPairs, I>(sk, in ? sv1 : sv0, in ? sv0 : sv1, seg_off, S, D, r, o,
-                                      (int)Tile<K>::kSize - 1, rk);
-        __syncthreads();
-        if (o < D) {
-#pragma unroll
-            for (int j = 0; j < I; j++)
-                if (o + j < D) sk[o + j] = rk[j];
-        }
-        __syncthreads();
-    }
-    return in;
-}
 
 /* ---- one round ---------------------------------------------------------------------------- */
 
@@ -247,7 +154,7 @@ __global__ void __launch_bounds__(256)
 
 /* Block t merges tile t, as desc[t] says. */
 template <class K, bool kPairs>
-__global__ void __launch_bounds__(kThreads, kPairs ? 2 : 4)
+__global__ void __launch_bounds__(kThreads, pb::merge::tile_blocks<K>(kPairs))
     merge_kernel(const K *__restrict__ keys, const uint32_t *__restrict__ values,
                  const uint4 *__restrict__ desc, K *__restrict__ out_keys,
                  uint32_t *__restrict__ out_values) {
@@ -259,7 +166,7 @@ __global__ void __launch_bounds__(kThreads, kPairs ? 2 : 4)
     const uint32_t D = w.w & 0xffffu, la = w.w >> 16;
     if (D == 0) return;
     K *sk = reinterpret_cast<K *>(dyn);
-    uint32_t *sv = reinterpret_cast<uint32_t *>(dyn + (size_t)T::kSize * sizeof(K));
+    uint32_t *sv = reinterpret_cast<uint32_t *>(dyn + pb::merge::tile_key_bytes<K>());
     const int th = threadIdx.x;
     /* Straight into shared memory: registers kept for four blocks an SM. */
 #pragma unroll
@@ -317,12 +224,13 @@ __global__ void gather_kernel(const K *__restrict__ keys, const uint32_t *__rest
 
 /* ---- host side ---------------------------------------------------------------------------- */
 
-enum Mode { kNothing, kCopy, kRounds, kSort };
+enum Mode { kNothing, kCopy, kRounds, kMultiway, kSort };
 
 struct Plan {
     Mode mode;
     int rounds;
-    uint32_t max_tiles; /* an upper bound on any round's tiles */
+    pb::merge::multiway::Passes passes; /* kMultiway */
+    uint32_t max_tiles;                 /* an upper bound on any round's tiles */
     size_t merge_smem;
     size_t sort_temp;
 };
@@ -347,6 +255,7 @@ struct Scratch {
     void *ordered_in, *ordered_out; /* kSort */
     uint32_t *index_in, *index_out;
     void *sort_temp;
+    pb_merge_multiway::Pass pass[pb::merge::multiway::kMaxPasses]; /* kMultiway */
 };
 
 template <class K>
@@ -362,6 +271,17 @@ Scratch carve(const pb_merge_args *a, const Plan &p, bool pairs, void *base, siz
             s.keys[i] = c.take<K>(a->n);
             if (pairs) s.values[i] = c.take<uint32_t>(a->n);
         }
+    } else if (p.mode == kMultiway) {
+        for (int i = 0; i + 1 < p.passes.count; i++) {
+            s.keys[i] = c.take<K>(a->n);
+            if (pairs) s.values[i] = c.take<uint32_t>(a->n);
+        }
+        for (int i = 0; i < p.passes.count; i++) {
+            const uint32_t runs = pb::merge::multiway::ceil_div(a->k, p.passes.stride[i]);
+            pb_merge_multiway::shape_pass(a->n, runs, p.passes.group[i], Tile<K>::kSize, s.pass[i]);
+            s.pass[i].L = p.passes.stride[i];
+            pb_merge_multiway::carve_pass(c, s.pass[i], sizeof(K));
+        }
     } else if (p.mode == kSort) {
         s.ordered_in = c.take<O>(a->n);
         s.ordered_out = c.take<O>(a->n);
@@ -373,8 +293,18 @@ Scratch carve(const pb_merge_args *a, const Plan &p, bool pairs, void *base, siz
     return s;
 }
 
-template <class K> size_t merge_smem(bool pairs) {
-    return (size_t)Tile<K>::kSize * (sizeof(K) + (pairs ? 8 : 0)); /* keys, two value buffers */
+/* From how many keys the multiway passes beat the pairwise rounds (k >= 3; H200, u32,
+ * k = 3 to 4096: 0.71 to 1.12x the rounds' speed at 2^24 keys, 1.02 to 1.24x at 2^26; at
+ * k = 2 the rounds' one pass wins at every size). */
+constexpr uint64_t kMultiwayMinKeys = 1ull << 25;
+
+/* PB_MERGE_MODE=rounds or multiway forces merge/path's method (tests run both; A/B runs);
+ * unset or anything else: chosen by k and n. */
+inline bool use_multiway(const pb_merge_args *a) {
+    const char *e = getenv("PB_MERGE_MODE");
+    if (e && strcmp(e, "rounds") == 0) return false;
+    if (e && strcmp(e, "multiway") == 0) return true;
+    return a->k >= 3 && a->n >= kMultiwayMinKeys;
 }
 
 /* pairs: whether the launch carries values (values and out_values both set). configure:
@@ -400,10 +330,14 @@ cudaError_t make_plan(const pb_merge_args *a, bool pairs, Plan &p, bool configur
             nullptr, p.sort_temp, (const O *)nullptr, (O *)nullptr, (const uint32_t *)nullptr,
             (uint32_t *)nullptr, (uint32_t)a->n, 0, (int)sizeof(O) * 8);
     }
+    if (use_multiway(a) && pb::merge::multiway::plan_passes(a->k, p.passes)) {
+        p.mode = kMultiway;
+        return configure ? pb_merge_multiway::configure<K>() : cudaSuccess;
+    }
     p.mode = kRounds;
     while ((1ull << p.rounds) < a->k) p.rounds++;
     p.max_tiles = (uint32_t)((a->n + Tile<K>::kSize - 1) / Tile<K>::kSize + (a->k + 1) / 2);
-    p.merge_smem = merge_smem<K>(pairs);
+    p.merge_smem = pb_merge_multiway::tile_smem<K>(pairs);
     if (!configure) return cudaSuccess;
     return cudaFuncSetAttribute(pairs ? merge_kernel<K, true> : merge_kernel<K, false>,
                                 cudaFuncAttributeMaxDynamicSharedMemorySize, (int)p.merge_smem);
@@ -441,6 +375,24 @@ cudaError_t run_rounds(const pb_merge_args *a, const Plan &p, const Scratch &s, 
     return cudaSuccess;
 }
 
+template <class K>
+cudaError_t run_multiway(const pb_merge_args *a, const Plan &p, const Scratch &s, bool pairs,
+                         cudaStream_t stream) {
+    const K *src = static_cast<const K *>(a->keys);
+    const uint32_t *vsrc = pairs ? a->values : nullptr;
+    for (int i = 0; i < p.passes.count; i++) {
+        const bool last = i + 1 == p.passes.count;
+        K *dst = last ? static_cast<K *>(a->out_keys) : static_cast<K *>(s.keys[i]);
+        uint32_t *vdst = !pairs ? nullptr : last ? a->out_values : s.values[i];
+        const cudaError_t e = pb_merge_multiway::run_level<K>(
+            s.pass[i], 0, src, vsrc, s.pass[i].run_off, a->offsets, a->k, dst, vdst, stream);
+        if (e != cudaSuccess) return e;
+        src = dst;
+        vsrc = vdst;
+    }
+    return cudaSuccess;
+}
+
 template <class K> int launch_for(const pb_merge_args *a, cudaStream_t stream) {
     using O = pb::merge::ordered_t<K>;
     const bool pairs = a->values != nullptr && a->out_values != nullptr;
@@ -464,6 +416,8 @@ template <class K> int launch_for(const pb_merge_args *a, cudaStream_t stream) {
         return (int)e;
     case kRounds:
         return (int)run_rounds<K>(a, p, s, pairs, stream);
+    case kMultiway:
+        return (int)run_multiway<K>(a, p, s, pairs, stream);
     case kSort:
         break;
     }

@@ -21,6 +21,7 @@
 #include <cub/block/block_scan.cuh>
 #include <cub/device/device_scan.cuh>
 
+#include "async_copy.cuh"
 #include "slice_count.cuh"
 
 namespace pb_ms {
@@ -69,23 +70,6 @@ template <class F> auto with_digit_bits(uint32_t digits, F &&f) {
     return f(std::integral_constant<int, 9>{});
 }
 
-/* 16 bytes, or 4 for the tail, from global to shared memory without passing through
- * registers. */
-__device__ __forceinline__ void copy16_async(void *smem, const void *gmem) {
-    const unsigned to = (unsigned)__cvta_generic_to_shared(smem);
-    asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(to), "l"(gmem) : "memory");
-}
-__device__ __forceinline__ void copy4_async(void *smem, const void *gmem) {
-    const unsigned to = (unsigned)__cvta_generic_to_shared(smem);
-    asm volatile("cp.async.ca.shared.global [%0], [%1], 4;\n" ::"r"(to), "l"(gmem) : "memory");
-}
-__device__ __forceinline__ void commit_async() {
-    asm volatile("cp.async.commit_group;\n" ::: "memory");
-}
-__device__ __forceinline__ void wait_async_all() {
-    asm volatile("cp.async.wait_group 0;\n" ::: "memory");
-}
-
 /* The block's share of copying `bytes` (a multiple of 4) from src (16-byte aligned) to
  * dst. The tail past the last whole 16 bytes goes in words, so that no copy reads past
  * the end of the input. */
@@ -94,9 +78,9 @@ __device__ __forceinline__ void copy_tile_async(void *dst, const void *src, uint
     const char *from = static_cast<const char *>(src);
     const uint32_t whole = bytes / 16 * 16;
     for (uint32_t at = threadIdx.x * 16; at < whole; at += kThreads * 16)
-        copy16_async(to + at, from + at);
+        pb::copy16_async(to + at, from + at);
     for (uint32_t at = whole + threadIdx.x * 4; at < bytes; at += kThreads * 4)
-        copy4_async(to + at, from + at);
+        pb::copy_async<4>(to + at, from + at);
 }
 
 /* Shared memory of the scatter kernel, carved from the dynamic allocation. */
@@ -173,7 +157,7 @@ __global__ void __launch_bounds__(kThreads, sizeof(T) == 4 ? 3 : 2)
             if (kPairs)
                 copy_tile_async(sm.value_ring + slot * kTile, values + at, tile_keys(t) * 4);
         }
-        commit_async();
+        pb::commit_async();
     };
 
     for (uint32_t d = threadIdx.x; d < digits; d += kThreads) {
@@ -187,7 +171,7 @@ __global__ void __launch_bounds__(kThreads, sizeof(T) == 4 ? 3 : 2)
     const uint32_t first = min(threadIdx.x * per_thread, digits);
     const uint32_t last = min(first + per_thread, digits);
     fetch(0);
-    wait_async_all();
+    pb::wait_async_all();
     fetch(1);
     __syncthreads();
 
@@ -270,7 +254,7 @@ __global__ void __launch_bounds__(kThreads, sizeof(T) == 4 ? 3 : 2)
         for (uint32_t i = lane; i < digits; i += 32) my_counts[i] = 0;
         /* The next tile has landed (this thread's part; the barrier makes it everyone's),
          * and this tile's slot is free for the one after it. */
-        wait_async_all();
+        pb::wait_async_all();
         __syncthreads();
         fetch(t + kStages);
         /* 4. Out in runs: consecutive threads, consecutive addresses inside a digit. */

@@ -1,0 +1,368 @@
+/* merge/path's multiway passes (multiway_plan.cuh says how tiles are cut). One level of a
+ * pass, on a stream, nothing waited on by the host:
+ *
+ *  1. plan_kernel (one block): the level's run bounds (at the top level, from the list
+ *     offsets), each run's sample offsets and each group's tiles, as prefix sums.
+ *  2. gather_kernel: every S-th key of every run, tagged with its position, is the input
+ *     of the level below, which merges each group's samples the same way (recursively,
+ *     until a group fits one tile).
+ *  3. split_kernel: a warp per cut; a lane a run (two for groups over 32) finds where the
+ *     cut's splitter falls in its run, through the run's samples then at most S - 1 keys,
+ *     and the warp sums where the tile's output starts.
+ *  4. tile_kernel: a block per tile copies the tile's G stretches into shared memory with
+ *     cp.async, merges them there (merge_tile: log2 G rounds, each a merge path per thread)
+ *     and writes the tile out coalesced.
+ *
+ * A group's output lands where its runs were, so the next pass's runs are this one's
+ * groups, with bounds from the list offsets again. */
+#pragma once
+
+#include <cuda_runtime.h>
+#include <stdint.h>
+
+#include <cub/block/block_scan.cuh>
+
+#include "async_copy.cuh"
+#include "merge_tile.cuh"
+#include "multiway_plan.cuh"
+
+namespace pb_merge_multiway {
+namespace {
+
+using namespace pb::merge;
+using namespace pb::merge::multiway;
+
+constexpr int kPlanThreads = 1024;
+constexpr int kSplitThreads = 256;
+constexpr unsigned kFull = 0xffffffffu;
+constexpr int kMaxLevels = 8;
+
+/* ---- kernels -------------------------------------------------------------------------- */
+
+/* list_off (top level only): run j is lists [j L, (j + 1) L), its bounds written to run_off.
+ * Then smp_off (unless base): run i's samples start at smp_off[i]; and tile_start: group g's
+ * tiles start at tile_start[g] (base: one tile a non-empty group). */
+__global__ void __launch_bounds__(kPlanThreads)
+    plan_kernel(const uint64_t *__restrict__ list_off, uint32_t k, uint32_t L, uint32_t *run_off,
+                uint32_t runs, uint32_t G, uint32_t S, uint32_t m, int base, uint32_t *smp_off,
+                uint32_t *__restrict__ tile_start) {
+    using Scan = cub::BlockScan<uint32_t, kPlanThreads>;
+    __shared__ typename Scan::TempStorage scan;
+    const uint32_t th = threadIdx.x;
+    if (list_off) {
+        for (uint32_t j = th; j <= runs; j += kPlanThreads) {
+            const uint64_t l = (uint64_t)j * L;
+            run_off[j] = (uint32_t)list_off[l < k ? l : k];
+        }
+        __syncthreads();
+    }
+    if (!base) {
+        const uint32_t per = ceil_div(runs, kPlanThreads);
+        const uint32_t i0 = min(runs, th * per), i1 = min(runs, i0 + per);
+        uint32_t local = 0;
+        for (uint32_t i = i0; i < i1; i++) local += ceil_div(run_off[i + 1] - run_off[i], S);
+        uint32_t at, total;
+        Scan(scan).ExclusiveSum(local, at, total);
+        for (uint32_t i = i0; i < i1; i++) {
+            smp_off[i] = at;
+            at += ceil_div(run_off[i + 1] - run_off[i], S);
+        }
+        if (th == 0) smp_off[runs] = total;
+        __syncthreads(); /* smp_off read below, and the scan's storage used again */
+    }
+    const uint32_t groups = ceil_div(runs, G);
+    const uint32_t per = ceil_div(groups, kPlanThreads);
+    const uint32_t g0 = min(groups, th * per), g1 = min(groups, g0 + per);
+    auto tiles = [&](uint32_t g) {
+        const uint32_t first = g * G, end = min(first + G, runs);
+        if (base) return run_off[end] > run_off[first] ? 1u : 0u;
+        return ceil_div(smp_off[end] - smp_off[first], m);
+    };
+    uint32_t local = 0;
+    for (uint32_t g = g0; g < g1; g++) local += tiles(g);
+    uint32_t at, total;
+    Scan(scan).ExclusiveSum(local, at, total);
+    for (uint32_t g = g0; g < g1; g++) {
+        tile_start[g] = at;
+        at += tiles(g);
+    }
+    if (th == 0) tile_start[groups] = total;
+}
+
+/* The last i in [0, n) with a[i] <= x (a non-decreasing, a[0] <= x). */
+__device__ inline uint32_t last_at_or_below(const uint32_t *__restrict__ a, uint32_t n,
+                                            uint32_t x) {
+    uint32_t lo = 0, hi = n - 1;
+    while (lo < hi) {
+        const uint32_t mid = (lo + hi + 1) >> 1;
+        if (a[mid] <= x)
+            lo = mid;
+        else
+            hi = mid - 1;
+    }
+    return lo;
+}
+
+/* Sample s of the level below: key S j of its run i, tagged with that key's position. */
+template <class K>
+__global__ void gather_kernel(const K *__restrict__ keys, const uint32_t *__restrict__ run_off,
+                              const uint32_t *__restrict__ smp_off, uint32_t runs, uint32_t S,
+                              K *__restrict__ smp_keys, uint32_t *__restrict__ smp_tags) {
+    const uint32_t total = smp_off[runs];
+    for (uint32_t s = blockIdx.x * blockDim.x + threadIdx.x; s < total;
+         s += gridDim.x * blockDim.x) {
+        const uint32_t i = last_at_or_below(smp_off, runs, s);
+        const uint32_t at = run_off[i] + (s - smp_off[i]) * S;
+        smp_keys[s] = keys[at];
+        smp_tags[s] = at;
+    }
+}
+
+/* Row r of cuts (group g's rows are tile_start[g] + g .. tile_start[g + 1] + g: its tiles'
+ * starts and its end): rows[r G + i] where run i of the group is cut, row_out[r] where the
+ * output from that cut on starts. */
+template <class K>
+__global__ void __launch_bounds__(kSplitThreads)
+    split_kernel(const K *__restrict__ keys, const uint32_t *__restrict__ run_off, uint32_t runs,
+                 uint32_t G, const uint32_t *__restrict__ tile_start, uint32_t groups,
+                 const uint32_t *__restrict__ smp_off, const K *__restrict__ smp_keys,
+                 const K *__restrict__ merged_keys, const uint32_t *__restrict__ merged_tags,
+                 uint32_t S, uint32_t m, uint32_t max_rows, uint32_t *__restrict__ rows,
+                 uint32_t *__restrict__ row_out) {
+    const uint32_t row = (blockIdx.x * blockDim.x + threadIdx.x) >> 5, lane = threadIdx.x & 31;
+    if (row >= max_rows || row >= tile_start[groups] + groups) return; /* the whole warp */
+    uint32_t lo = 0, hi = groups - 1;
+    while (lo < hi) { /* the group: the last whose first row is at or before this one */
+        const uint32_t mid = (lo + hi + 1) >> 1;
+        if (tile_start[mid] + mid <= row)
+            lo = mid;
+        else
+            hi = mid - 1;
+    }
+    const uint32_t g = lo, b = row - (tile_start[g] + g), tiles = tile_start[g + 1] - tile_start[g];
+    const uint32_t r0 = g * G, nr = min(G, runs - r0);
+    const bool inner = b > 0 && b < tiles;
+    K v{};
+    uint32_t tag = 0, own = 0;
+    if (inner) { /* the splitter: merged sample b m of the group, and the run it came from */
+        const uint32_t at = smp_off[r0] + b * m;
+        v = merged_keys[at];
+        tag = merged_tags[at];
+        const bool in0 = lane < nr && run_off[r0 + lane] <= tag;
+        const bool in1 = lane + 32 < nr && run_off[r0 + lane + 32] <= tag;
+        own = __popc(__ballot_sync(kFull, in0)) + __popc(__ballot_sync(kFull, in1)) - 1;
+    }
+    uint32_t sum = 0;
+    for (uint32_t i = lane; i < nr; i += 32) {
+        const uint32_t rs = run_off[r0 + i], re = run_off[r0 + i + 1];
+        uint32_t pos;
+        if (!inner)
+            pos = b == 0 ? rs : re;
+        else if (i == own)
+            pos = tag;
+        else
+            pos = cut_run(keys, rs, re, smp_keys + smp_off[r0 + i], S, v, i < own);
+        rows[(size_t)row * G + i] = pos;
+        sum += pos - rs;
+    }
+    for (int d = 16; d > 0; d >>= 1) sum += __shfl_xor_sync(kFull, sum, d);
+    if (lane == 0) row_out[row] = run_off[r0] + sum;
+}
+
+/* Block t merges tile t: the stretches between its two rows of cuts. */
+template <class K, bool kPairs>
+__global__ void __launch_bounds__(kTileThreads, tile_blocks<K>(kPairs))
+    tile_kernel(const K *__restrict__ keys, const uint32_t *__restrict__ values, uint32_t runs,
+                uint32_t G, const uint32_t *__restrict__ tile_start, uint32_t groups,
+                const uint32_t *__restrict__ rows, const uint32_t *__restrict__ row_out,
+                K *__restrict__ out_keys, uint32_t *__restrict__ out_values) {
+    using T = Tile<K>;
+    constexpr int I = T::kItems;
+    extern __shared__ __align__(16) unsigned char dyn[];
+    __shared__ uint16_t seg_off[kMaxGroup + 1];
+    __shared__ uint32_t seg_src[kMaxGroup];
+    const uint32_t t = blockIdx.x, th = threadIdx.x;
+    if (t >= tile_start[groups]) return;
+    uint32_t lo = 0, hi = groups - 1;
+    while (lo < hi) { /* the group: the last whose first tile is at or before this one */
+        const uint32_t mid = (lo + hi + 1) >> 1;
+        if (tile_start[mid] <= t)
+            lo = mid;
+        else
+            hi = mid - 1;
+    }
+    const uint32_t g = lo, row = t + g, nr = min(G, runs - g * G);
+    if (th < 32) { /* stretch lengths, two a lane, scanned by the warp */
+        const uint32_t i0 = 2 * th, i1 = i0 + 1;
+        uint32_t x0 = 0, x1 = 0;
+        if (i0 < nr) {
+            const uint32_t a = rows[(size_t)row * G + i0];
+            x0 = rows[(size_t)(row + 1) * G + i0] - a;
+            seg_src[i0] = a;
+        }
+        if (i1 < nr) {
+            const uint32_t a = rows[(size_t)row * G + i1];
+            x1 = rows[(size_t)(row + 1) * G + i1] - a;
+            seg_src[i1] = a;
+        }
+        const uint32_t pair = x0 + x1;
+        uint32_t incl = pair;
+        for (int d = 1; d < 32; d <<= 1) {
+            const uint32_t up = __shfl_up_sync(kFull, incl, d);
+            if ((int)th >= d) incl += up;
+        }
+        seg_off[i0] = (uint16_t)(incl - pair);
+        seg_off[i1] = (uint16_t)(incl - pair + x0);
+        if (th == 31) seg_off[kMaxGroup] = (uint16_t)incl;
+    }
+    __syncthreads();
+    const int S = (int)nr, D = seg_off[nr];
+    K *sk = reinterpret_cast<K *>(dyn);
+    uint32_t *sv = reinterpret_cast<uint32_t *>(dyn + tile_key_bytes<K>());
+    int s = 0;
+#pragma unroll
+    for (int j = 0; j < I; j++) { /* striped, so a warp's copies are mostly one stretch */
+        const int o = (int)th + j * kTileThreads;
+        if (o < D) {
+            while ((int)seg_off[s + 1] <= o) s++;
+            const uint32_t src = seg_src[s] + (uint32_t)(o - seg_off[s]);
+            pb::copy_async<sizeof(K)>(sk + o, keys + src);
+            if (kPairs) pb::copy_async<4>(sv + o, values + src);
+        }
+    }
+    pb::commit_async();
+    pb::wait_async_all();
+    __syncthreads();
+    const int vin = merge_tile<K, kPairs>(sk, sv, sv + T::kSize, seg_off, S, D);
+    const uint32_t *vout = sv + (size_t)vin * T::kSize;
+    const uint32_t out = row_out[row];
+#pragma unroll
+    for (int j = 0; j < I; j++) {
+        const int o = (int)th + j * kTileThreads;
+        if (o < D) {
+            out_keys[out + o] = sk[o];
+            if (kPairs) out_values[out + o] = vout[o];
+        }
+    }
+}
+
+/* ---- host side ---------------------------------------------------------------------- */
+
+/* One level's shape, from bounds the host knows (n, k), and its scratch. */
+struct Level {
+    uint64_t n;          /* keys at this level, at most */
+    uint64_t group_most; /* keys in one group, at most */
+    uint32_t runs, G, S, m, groups, max_tiles, max_rows;
+    bool base; /* every group fits one tile: no samples */
+    uint32_t *tile_start, *rows, *row_out;
+    uint32_t *smp_off, *smp_tags, *merged_tags; /* the level below's run bounds, its input */
+    void *smp_keys, *merged_keys;
+};
+
+struct Pass {
+    uint32_t L; /* lists a run */
+    int levels;
+    uint32_t *run_off;
+    Level lv[kMaxLevels];
+};
+
+/* The levels of a pass over n keys in `runs` runs, groups of G, tiles of `tile`. */
+inline bool shape_pass(uint64_t n, uint32_t runs, uint32_t G, uint32_t tile, Pass &p) {
+    uint64_t most = n;
+    for (int l = 0; l < kMaxLevels; l++) {
+        Level &v = p.lv[l];
+        v = Level{};
+        v.n = n;
+        v.group_most = most;
+        v.runs = runs;
+        v.G = G;
+        v.groups = ceil_div(runs, G);
+        v.base = most <= tile;
+        v.S = sample_stride(tile, G);
+        v.m = samples_per_tile(tile, G, v.S);
+        if (v.base) {
+            v.max_tiles = v.groups;
+        } else {
+            const uint64_t below = (n + v.S - 1) / v.S + runs;
+            v.max_tiles = (uint32_t)((below + v.m - 1) / v.m + v.groups);
+        }
+        v.max_rows = v.max_tiles + v.groups;
+        if (v.base) {
+            p.levels = l + 1;
+            return true;
+        }
+        n = (n + v.S - 1) / v.S + runs;
+        most = next_group_bound(most, v.S, G);
+    }
+    return false;
+}
+
+template <class C> void carve_pass(C &c, Pass &p, size_t key_bytes) {
+    p.run_off = c.template take<uint32_t>(p.lv[0].runs + 1);
+    for (int l = 0; l < p.levels; l++) {
+        Level &v = p.lv[l];
+        v.tile_start = c.template take<uint32_t>(v.groups + 1);
+        v.rows = c.template take<uint32_t>((size_t)v.max_rows * v.G);
+        v.row_out = c.template take<uint32_t>(v.max_rows);
+        if (v.base) continue;
+        const uint64_t below = p.lv[l + 1].n;
+        v.smp_off = c.template take<uint32_t>(v.runs + 1);
+        v.smp_tags = c.template take<uint32_t>(below);
+        v.merged_tags = c.template take<uint32_t>(below);
+        v.smp_keys = c.template take<unsigned char>(below * key_bytes);
+        v.merged_keys = c.template take<unsigned char>(below * key_bytes);
+    }
+}
+
+template <class K> size_t tile_smem(bool pairs) { return tile_smem_bytes<K>(pairs); }
+
+/* Shared memory past 48 KB for the tile kernels (untimed, once). */
+template <class K> cudaError_t configure() {
+    cudaError_t e = cudaFuncSetAttribute(
+        tile_kernel<K, true>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)tile_smem<K>(true));
+    if (e == cudaSuccess)
+        e = cudaFuncSetAttribute(tile_kernel<K, false>, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                 (int)tile_smem<K>(false));
+    return e;
+}
+
+/* Level l of pass p: keys (and values) in, runs bounded by run_off (at the top level
+ * written from list_off), groups merged into out. */
+template <class K>
+cudaError_t run_level(const Pass &p, int l, const K *keys, const uint32_t *values,
+                      uint32_t *run_off, const uint64_t *list_off, uint32_t k, K *out,
+                      uint32_t *out_values, cudaStream_t stream) {
+    const Level &v = p.lv[l];
+    plan_kernel<<<1, kPlanThreads, 0, stream>>>(list_off, k, p.L, run_off, v.runs, v.G, v.S, v.m,
+                                                v.base, v.smp_off, v.tile_start);
+    cudaError_t e = cudaGetLastError();
+    if (e != cudaSuccess) return e;
+    if (!v.base) {
+        K *smp = static_cast<K *>(v.smp_keys);
+        const uint64_t below = p.lv[l + 1].n;
+        const unsigned grid = (unsigned)((below + 255) / 256 < 65536 ? (below + 255) / 256 : 65536);
+        gather_kernel<K>
+            <<<grid, 256, 0, stream>>>(keys, run_off, v.smp_off, v.runs, v.S, smp, v.smp_tags);
+        e = cudaGetLastError();
+        if (e == cudaSuccess)
+            e = run_level<K>(p, l + 1, smp, v.smp_tags, v.smp_off, nullptr, 0,
+                             static_cast<K *>(v.merged_keys), v.merged_tags, stream);
+        if (e != cudaSuccess) return e;
+    }
+    const unsigned split_grid =
+        (unsigned)(((uint64_t)v.max_rows * 32 + kSplitThreads - 1) / kSplitThreads);
+    split_kernel<K><<<split_grid, kSplitThreads, 0, stream>>>(
+        keys, run_off, v.runs, v.G, v.tile_start, v.groups, v.smp_off,
+        static_cast<const K *>(v.smp_keys), static_cast<const K *>(v.merged_keys), v.merged_tags,
+        v.S, v.m, v.max_rows, v.rows, v.row_out);
+    if (values)
+        tile_kernel<K, true><<<v.max_tiles, kTileThreads, tile_smem<K>(true), stream>>>(
+            keys, values, v.runs, v.G, v.tile_start, v.groups, v.rows, v.row_out, out, out_values);
+    else
+        tile_kernel<K, false><<<v.max_tiles, kTileThreads, tile_smem<K>(false), stream>>>(
+            keys, nullptr, v.runs, v.G, v.tile_start, v.groups, v.rows, v.row_out, out, nullptr);
+    return cudaGetLastError();
+}
+
+} // namespace
+} // namespace pb_merge_multiway
