@@ -2,7 +2,8 @@
  * with the lanes in a loop: on sorted runs with many ties, empty runs and a run of 2^24,
  * every diagonal's split equals a plain binary search's (ties to the left run), the lanes
  * that find the predicate false always form a prefix, and the search ends in at most
- * ceil(log17 of the range) + 1 steps. */
+ * ceil(log17 of the range) + 1 steps. Also the search for the pair or group that holds a
+ * position. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -103,10 +104,32 @@ static void long_interleaved_runs(void **state) {
     }
 }
 
+/* last_at_or_below against std::upper_bound, on starts with runs of equal entries (empty
+ * pairs or groups), for every x from the first start to past the last. */
+static void last_start_at_or_below(void **state) {
+    (void)state;
+    srand(3);
+    for (int trial = 0; trial < 200; trial++) {
+        std::vector<uint32_t> starts(1 + rand() % 70);
+        uint32_t at = (uint32_t)(rand() % 5);
+        for (auto &x : starts) {
+            x = at;
+            at += rand() % 3 == 0 ? 0 : (uint32_t)(rand() % 40);
+        }
+        for (uint32_t x = starts[0]; x <= at + 3; x++) {
+            const uint32_t want =
+                (uint32_t)(std::upper_bound(starts.begin(), starts.end(), x) - starts.begin()) - 1;
+            assert_int_equal(pb::merge::last_at_or_below(starts.data(), (uint32_t)starts.size(), x),
+                             want);
+        }
+    }
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(every_diagonal_of_random_runs),
         cmocka_unit_test(long_interleaved_runs),
+        cmocka_unit_test(last_start_at_or_below),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -43,6 +43,7 @@ using pb::merge::kary_narrow;
 using pb::merge::kary_probe;
 using pb::merge::kary_step;
 using pb::merge::kTileThreads;
+using pb::merge::last_at_or_below;
 using pb::merge::merge_tile;
 using pb::merge::ordered_bits;
 using pb::merge::Tile;
@@ -91,20 +92,6 @@ __global__ void __launch_bounds__(kPlanThreads)
     if (threadIdx.x == 0) tile_start[pairs] = total;
 }
 
-/* The pair tile t belongs to: the last q with tile_start[q] <= t. */
-__device__ inline uint32_t pair_of_tile(const uint32_t *__restrict__ tile_start, uint32_t pairs,
-                                        uint32_t t) {
-    uint32_t lo = 0, hi = pairs - 1;
-    while (lo < hi) {
-        const uint32_t mid = (lo + hi + 1) >> 1;
-        if (tile_start[mid] <= t)
-            lo = mid;
-        else
-            hi = mid - 1;
-    }
-    return lo;
-}
-
 /* A tile's descriptor, what merge_kernel's block t needs in one 16-byte load (a chain of
  * dependent loads before the keys' would stall every block), as a uint4: x where its
  * stretch of the left run starts, y where its stretch of the right run starts, z where its
@@ -129,7 +116,7 @@ __global__ void __launch_bounds__(256)
         if (lane == 0) desc[t] = make_uint4(0, 0, 0, 0);
         return;
     }
-    const uint32_t q = one_pair_tiles ? 0 : pair_of_tile(tile_start, pairs, t);
+    const uint32_t q = one_pair_tiles ? 0 : last_at_or_below(tile_start, pairs, t); /* its pair */
     const uint32_t first = one_pair_tiles ? 0 : tile_start[q];
     const Pair p = pair_of(offsets, k, r, q);
     const uint32_t na = p.a1 - p.a0, nb = p.b1 - p.a1;

@@ -1,5 +1,5 @@
-/* The g-lane search merge/path's partition runs (merge_path.cu), host and device, so that
- * tests/test_merge_search.cu can check it on the CPU. */
+/* The searches merge/path's partitions run (merge_path.cu, multiway.cuh), host and device,
+ * so that tests/test_merge_search.cu can check them on the CPU. */
 #pragma once
 
 #include <stdint.h>
@@ -21,6 +21,21 @@ __host__ __device__ inline void kary_narrow(uint32_t &lo, uint32_t &hi, uint32_t
     const uint64_t top = (uint64_t)lo + (uint64_t)(f + 1) * step - 1;
     if (f < g && top < hi) hi = (uint32_t)top;
     lo += f * step;
+}
+
+/* The last i in [0, n) with a[i] <= x, a non-decreasing and a[0] <= x: the pair, group or
+ * run that holds x when a holds where each starts (empty ones share the next one's start,
+ * and the last of equal starts is the non-empty one). */
+__host__ __device__ inline uint32_t last_at_or_below(const uint32_t *a, uint32_t n, uint32_t x) {
+    uint32_t lo = 0, hi = n - 1;
+    while (lo < hi) {
+        const uint32_t mid = (lo + hi + 1) >> 1;
+        if (a[mid] <= x)
+            lo = mid;
+        else
+            hi = mid - 1;
+    }
+    return lo;
 }
 
 } // namespace pb::merge

@@ -23,6 +23,7 @@
 #include <cub/block/block_scan.cuh>
 
 #include "async_copy.cuh"
+#include "merge_search.cuh"
 #include "merge_tile.cuh"
 #include "multiway_plan.cuh"
 
@@ -87,20 +88,6 @@ __global__ void __launch_bounds__(kPlanThreads)
         at += tiles(g);
     }
     if (th == 0) tile_start[groups] = total;
-}
-
-/* The last i in [0, n) with a[i] <= x (a non-decreasing, a[0] <= x). */
-__device__ inline uint32_t last_at_or_below(const uint32_t *__restrict__ a, uint32_t n,
-                                            uint32_t x) {
-    uint32_t lo = 0, hi = n - 1;
-    while (lo < hi) {
-        const uint32_t mid = (lo + hi + 1) >> 1;
-        if (a[mid] <= x)
-            lo = mid;
-        else
-            hi = mid - 1;
-    }
-    return lo;
 }
 
 /* Sample s of the level below: key S j of its run i, tagged with that key's position. */
@@ -183,15 +170,8 @@ __global__ void __launch_bounds__(kTileThreads, tile_blocks<K>(kPairs))
     __shared__ uint32_t seg_src[kMaxGroup];
     const uint32_t t = blockIdx.x, th = threadIdx.x;
     if (t >= tile_start[groups]) return;
-    uint32_t lo = 0, hi = groups - 1;
-    while (lo < hi) { /* the group: the last whose first tile is at or before this one */
-        const uint32_t mid = (lo + hi + 1) >> 1;
-        if (tile_start[mid] <= t)
-            lo = mid;
-        else
-            hi = mid - 1;
-    }
-    const uint32_t g = lo, row = t + g, nr = min(G, runs - g * G);
+    const uint32_t g = last_at_or_below(tile_start, groups, t); /* its group */
+    const uint32_t row = t + g, nr = min(G, runs - g * G);
     if (th < 32) { /* stretch lengths, two a lane, scanned by the warp */
         const uint32_t i0 = 2 * th, i1 = i0 + 1;
         uint32_t x0 = 0, x1 = 0;
