@@ -40,8 +40,9 @@ int pb_merge_gpu_run(struct pb_run *r);
 int pb_merge_gpu_collect(struct pb_run *r);
 void pb_merge_gpu_release(struct pb_run *r);
 
-/* merge/path (merge_path.cu): ceil(log2 k) rounds of pairwise merges, each round one
- * launch over every pair, exact merge-path tiles, merged in shared memory. */
+/* merge/path (merge_path.cu): ceil(log2 k) rounds of pairwise merges with exact
+ * merge-path tiles, or (k >= 3, many keys) one or two multiway passes with sampled
+ * splitters; tiles merged in shared memory either way. */
 int pb_merge_path_plan(const struct pb_merge_args *a, size_t *scratch_bytes);
 int pb_merge_path_launch(const struct pb_merge_args *a, cudaStream_t stream);
 /* merge/bitonic-splitters (bitonic_splitters.cu): the seed's method. */

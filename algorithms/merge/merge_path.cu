@@ -1,5 +1,9 @@
-/* merge/path: k sorted lists merged in ceil(log2 k) rounds of two-way merges, every round
- * one pass over all the keys, its pairs merged side by side in one launch.
+/* merge/path: k sorted lists merged by one of two methods, chosen by size (use_multiway):
+ * pairwise rounds, below, or for k >= 3 and many keys multiway passes (multiway.cuh), both
+ * merging their tiles in shared memory with merge_tile.cuh.
+ *
+ * The rounds: ceil(log2 k) rounds of two-way merges, every round one pass over all the
+ * keys, its pairs merged side by side in one launch.
  *
  * Round r merges the runs of 2^(r-1) lists pairwise: pair q is lists [q 2^r, (q+1) 2^r),
  * its left run the first half. A merged pair lands where its two runs were, so every
@@ -245,6 +249,20 @@ struct Scratch {
     pb_merge_multiway::Pass pass[pb::merge::multiway::kMaxPasses]; /* kMultiway */
 };
 
+/* The levels of every multiway pass; false if one needs more than kMaxLevels (never below
+ * 2^32 keys, but checked rather than assumed). */
+template <class K>
+bool shape_passes(const pb_merge_args *a, const pb::merge::multiway::Passes &ps,
+                  pb_merge_multiway::Pass *out) {
+    for (int i = 0; i < ps.count; i++) {
+        const uint32_t runs = pb::merge::multiway::ceil_div(a->k, ps.stride[i]);
+        if (!pb_merge_multiway::shape_pass(a->n, runs, ps.group[i], Tile<K>::kSize, out[i]))
+            return false;
+        out[i].L = ps.stride[i];
+    }
+    return true;
+}
+
 template <class K>
 Scratch carve(const pb_merge_args *a, const Plan &p, bool pairs, void *base, size_t *bytes) {
     using O = pb::merge::ordered_t<K>;
@@ -263,12 +281,9 @@ Scratch carve(const pb_merge_args *a, const Plan &p, bool pairs, void *base, siz
             s.keys[i] = c.take<K>(a->n);
             if (pairs) s.values[i] = c.take<uint32_t>(a->n);
         }
-        for (int i = 0; i < p.passes.count; i++) {
-            const uint32_t runs = pb::merge::multiway::ceil_div(a->k, p.passes.stride[i]);
-            pb_merge_multiway::shape_pass(a->n, runs, p.passes.group[i], Tile<K>::kSize, s.pass[i]);
-            s.pass[i].L = p.passes.stride[i];
+        shape_passes<K>(a, p.passes, s.pass); /* make_plan saw them fit */
+        for (int i = 0; i < p.passes.count; i++)
             pb_merge_multiway::carve_pass(c, s.pass[i], sizeof(K));
-        }
     } else if (p.mode == kSort) {
         s.ordered_in = c.take<O>(a->n);
         s.ordered_out = c.take<O>(a->n);
@@ -317,7 +332,9 @@ cudaError_t make_plan(const pb_merge_args *a, bool pairs, Plan &p, bool configur
             nullptr, p.sort_temp, (const O *)nullptr, (O *)nullptr, (const uint32_t *)nullptr,
             (uint32_t *)nullptr, (uint32_t)a->n, 0, (int)sizeof(O) * 8);
     }
-    if (use_multiway(a) && pb::merge::multiway::plan_passes(a->k, p.passes)) {
+    pb_merge_multiway::Pass shapes[pb::merge::multiway::kMaxPasses];
+    if (use_multiway(a) && pb::merge::multiway::plan_passes(a->k, p.passes) &&
+        shape_passes<K>(a, p.passes, shapes)) {
         p.mode = kMultiway;
         return configure ? pb_merge_multiway::configure<K>() : cudaSuccess;
     }
