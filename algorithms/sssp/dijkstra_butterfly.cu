@@ -31,48 +31,100 @@ constexpr int kGridWarps = kGridThreads / 32;
 constexpr int kBlockThreads = 1024;
 constexpr int kBlockWarps = kBlockThreads / 32;
 constexpr int kBlockArcBatch = 4; /* arcs a thread loads before any of their atomics */
-/* One block up to 16 distances a thread: its per-step scan (about 150 cycles a vertex a
- * thread, issue-bound) beats the cluster kernel there, whose C = 1 also measured slower on
- * the H200 (2.06 against 1.25 ms on a 1024-vertex grid; the cause is not established);
- * past it the cluster's 4 blocks split the scan (grid of 32768: 100 against 119 ms). */
-constexpr uint32_t kBlockMaxVertices = 16 * kBlockThreads;
+/* One block up to 16 distances a thread: past it the cluster's 4 blocks split the
+ * distances (grid of 32768: 100 against 119 ms on the H200); the cluster's C = 1 measured
+ * slower than this kernel (2.06 against 1.25 ms on a 1024-vertex grid). */
+constexpr int kBlockMaxOwned = 16;
+constexpr uint32_t kBlockMaxVertices = kBlockMaxOwned * kBlockThreads;
+/* How far ahead of u (in vertex ids) a vertex tied with u has its arcs prefetched. */
+constexpr uint32_t kPrefetchWindow = 64;
+
+/* Asks the L2 to fetch [p, p + bytes) (widened to 16-byte bounds) without waiting. */
+__device__ __forceinline__ void prefetch_l2(const void *p, uint32_t bytes) {
+    const uintptr_t begin = (uintptr_t)p & ~(uintptr_t)15;
+    const uintptr_t end = ((uintptr_t)p + bytes + 15) & ~(uintptr_t)15;
+    if (end > begin)
+        asm volatile("cp.async.bulk.prefetch.L2.global [%0], %1;" ::"l"(begin),
+                     "r"((uint32_t)(end - begin))
+                     : "memory");
+}
 
 /* The one-block kernel: thread t owns vertices t, t + 1024, ..., their settled bits in a
- * register mask; the block butterfly (every warp finishes it: one barrier) gives u; the
- * block loads u's arcs (past 1024 of them, kBlockArcBatch a thread at once: dense graphs
- * of 2^14 vertices at 25% went from 70 to 58 ms on the H200, while the batch cost sparse
- * graphs 8%), then relaxes them with shared atomicMin; a barrier ends the step. */
+ * register mask, and keeps in a register the least key (distance, vertex) of its unsettled
+ * vertices, so a step scans nothing:
+ * - whoever lowers dist[v] also lowers lowered[owner of v] to v's new key, and the owner
+ *   folds that slot into its minimum at the next step (the end-of-step barrier orders it);
+ * - the block butterfly of the minima gives u (every warp finishes it: one barrier);
+ * - u's owner alone rescans its vertices, while the others relax u's arcs.
+ * Dense graphs with integer weights settle hundreds of vertices at each distance, in
+ * vertex order, so the next u is known steps ahead: a thread whose minimum is tied with
+ * u and a few ids past it prefetches that vertex's arcs into L2, and u's arcs come from
+ * L2, not HBM. The row offsets sit in shared memory beside the distances when they fit.
+ * Up to 1024 arcs, one a thread; past that kBlockArcBatch a thread at once (dense graphs
+ * of 2^14 vertices at 25% went from 70 to 58 ms on the H200 with the batch). */
 template <class Dist>
 __global__ void __launch_bounds__(kBlockThreads, 1)
-    dijkstra_block_kernel(pb_sssp_device_graph g, uint32_t source, uint32_t *dist_out,
-                          uint32_t *pred_out) {
-    extern __shared__ uint32_t sdist[];
+    dijkstra_block_kernel(pb_sssp_device_graph g, uint32_t source, uint32_t rows_shared,
+                          uint32_t prefetch_window, uint32_t *dist_out, uint32_t *pred_out) {
+    extern __shared__ uint32_t shared_words[];
     __shared__ unsigned long long warp_min[2][kBlockWarps];
+    __shared__ unsigned long long lowered[kBlockThreads];
     const uint32_t n = g.n, tid = threadIdx.x;
+    uint32_t *sdist = shared_words;
+    const uint32_t *srow = shared_words + n;
+    auto row = [&](uint32_t v) { return rows_shared ? srow[v] : __ldg(&g.row[v]); };
     for (uint32_t v = tid; v < n; v += kBlockThreads) {
         sdist[v] = v == source ? 0u : Dist::kInf;
         pred_out[v] = SSSP_NO_PRED;
     }
+    if (rows_shared)
+        for (uint32_t v = tid; v <= n; v += kBlockThreads) shared_words[n + v] = __ldg(&g.row[v]);
+    lowered[tid] = MinKeyOp::identity();
     __syncthreads();
     const uint32_t owned = (n + kBlockThreads - 1) / kBlockThreads;
-    unsigned long long settled = 0;
+    uint32_t settled = 0;
+    auto own_min = [&]() { /* the least key of this thread's unsettled vertices */
+                           unsigned long long m = MinKeyOp::identity();
+#pragma unroll
+                           for (uint32_t k = 0; k < (uint32_t)kBlockMaxOwned; k++) {
+                               const uint32_t v = k * kBlockThreads + tid;
+                               if (k < owned && v < n && !((settled >> k) & 1u)) {
+                                   const unsigned long long key =
+                                       (unsigned long long)sdist[v] << 32 | v;
+                                   m = key < m ? key : m;
+                               }
+                           }
+                           return m;
+    };
+    unsigned long long mine = own_min();
+    uint32_t prefetched = SSSP_NO_PRED;
     for (uint32_t step = 0; step < n; step++) {
-        unsigned long long best = MinKeyOp::identity();
-        for (uint32_t k = 0; k < owned; k++) {
-            uint32_t v = k * kBlockThreads + tid;
-            if (v < n && !((settled >> k) & 1ull)) {
-                unsigned long long key = (unsigned long long)sdist[v] << 32 | v;
-                best = key < best ? key : best;
-            }
+        const unsigned long long low = lowered[tid];
+        if (low != MinKeyOp::identity()) {
+            lowered[tid] = MinKeyOp::identity();
+            mine = low < mine ? low : mine;
         }
-        best = pb_butterfly::block_butterfly_all<MinKeyOp, kBlockWarps>(best, warp_min[step & 1]);
+        const unsigned long long best =
+            pb_butterfly::block_butterfly_all<MinKeyOp, kBlockWarps>(mine, warp_min[step & 1]);
         const uint32_t u = (uint32_t)best, du = (uint32_t)(best >> 32);
         if (best == MinKeyOp::identity() || du >= Dist::kInf) break; /* the same in all threads */
-        if (u % kBlockThreads == tid) settled |= 1ull << (u / kBlockThreads);
-        const uint32_t begin = __ldg(&g.row[u]), end = __ldg(&g.row[u + 1]);
+        const uint32_t begin = row(u), end = row(u + 1);
+        if (u % kBlockThreads == tid) {
+            settled |= 1u << (u / kBlockThreads);
+            mine = own_min();
+        } else if ((uint32_t)(mine >> 32) == du && (uint32_t)mine - u <= prefetch_window &&
+                   (uint32_t)mine != prefetched) {
+            prefetched = (uint32_t)mine; /* tied with u, a few ids on: settled soon */
+            const uint32_t b = row(prefetched), e = row(prefetched + 1);
+            prefetch_l2(g.col + b, (e - b) * 4);
+            prefetch_l2(g.w + b, (e - b) * 4);
+        }
         auto relax = [&](uint32_t v, uint32_t w) {
             const uint32_t nd = Dist::add(du, w);
-            if (nd < sdist[v] && nd < atomicMin(&sdist[v], nd)) pred_out[v] = u;
+            if (nd < sdist[v] && nd < atomicMin(&sdist[v], nd)) {
+                pred_out[v] = u;
+                atomicMin(&lowered[v % kBlockThreads], (unsigned long long)nd << 32 | v);
+            }
         };
         if (end - begin <= kBlockThreads) { /* an arc a thread at most: no batch */
             if (begin + tid < end) relax(__ldg(&g.col[begin + tid]), __ldg(&g.w[begin + tid]));
@@ -250,14 +302,23 @@ struct Planner {
             if (knobs->cluster)
                 return with_cluster<Dist>(knobs->cluster,
                                           FitCluster{n, knobs, (size_t)optin, plan});
-            const size_t block_bytes = (size_t)n * 4;
-            if (n <= kBlockMaxVertices &&
-                block_bytes + sizeof(unsigned long long) * 2 * kBlockWarps <= (size_t)optin) {
-                plan->single_block = 1;
-                plan->shared_bytes = block_bytes;
-                return (int)cudaFuncSetAttribute(dijkstra_block_kernel<Dist>,
-                                                 cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                                 (int)block_bytes);
+            if (n <= kBlockMaxVertices) {
+                auto kernel = dijkstra_block_kernel<Dist>;
+                cudaFuncAttributes attr;
+                e = cudaFuncGetAttributes(&attr, kernel);
+                if (e != cudaSuccess) return (int)e;
+                const size_t room =
+                    (size_t)optin > attr.sharedSizeBytes ? (size_t)optin - attr.sharedSizeBytes : 0;
+                const size_t dist_bytes = (size_t)n * 4, row_bytes = ((size_t)n + 1) * 4;
+                if (dist_bytes <= room) {
+                    plan->single_block = 1;
+                    plan->rows_shared = !knobs->rows_global && dist_bytes + row_bytes <= room;
+                    plan->shared_bytes = dist_bytes + (plan->rows_shared ? row_bytes : 0);
+                    plan->prefetch_window = knobs->no_prefetch ? 0 : kPrefetchWindow;
+                    return (int)cudaFuncSetAttribute(kernel,
+                                                     cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                                     (int)plan->shared_bytes);
+                }
             }
             /* Four blocks were the fastest cluster on the H200 (grid of 32768: 100 ms
              * against 116 with 2; at 2^14 vertices 8 and 16 paid more for the cluster
@@ -314,8 +375,8 @@ struct Launcher {
     cudaStream_t stream;
     template <class Dist> int operator()() const {
         if (plan->single_block) {
-            dijkstra_block_kernel<Dist>
-                <<<1, kBlockThreads, plan->shared_bytes, stream>>>(*g, source, out.dist, out.pred);
+            dijkstra_block_kernel<Dist><<<1, kBlockThreads, plan->shared_bytes, stream>>>(
+                *g, source, (uint32_t)plan->rows_shared, plan->prefetch_window, out.dist, out.pred);
             return (int)cudaGetLastError();
         }
         if (plan->cluster) {

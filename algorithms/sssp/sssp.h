@@ -116,20 +116,23 @@ struct pb_sssp_gpu_out {
  * that it can be checked on graphs small enough for compute-sanitizer (PB_SSSP_BLOCK_MAX_VERTICES);
  * cluster forces the cluster's blocks, 1, 2, 4, 8 or 16 (0: the planner's choice;
  * PB_SSSP_CLUSTER); rows_global keeps the row offsets out of shared memory even where
- * they fit (PB_SSSP_ROWS_GLOBAL: to measure the copy and to test the other path). */
+ * they fit (PB_SSSP_ROWS_GLOBAL: to measure the copy and to test the other path);
+ * no_prefetch turns off the one-block kernel's L2 prefetch of arcs (PB_SSSP_NO_PREFETCH). */
 struct pb_sssp_butterfly_knobs {
     uint32_t block_max_vertices;
     uint32_t cluster;
     bool rows_global;
+    bool no_prefetch;
 };
 struct pb_sssp_butterfly_plan {
     int single_block;     /* the one-block kernel (shared_bytes of distances) */
     int cluster;          /* blocks of the cluster kernel; 0: one block or the grid */
-    int rows_shared;      /* the cluster kernel keeps the row offsets in shared memory */
+    int rows_shared;      /* the block or cluster kernel keeps the row offsets in shared memory */
     uint32_t dist_words;  /* distances in a cluster block's dynamic shared memory */
     size_t shared_bytes;  /* dynamic shared memory of the block or of a cluster block */
     int grid;             /* blocks of the cooperative kernel */
     size_t scratch_bytes; /* device scratch */
+    uint32_t prefetch_window; /* the one-block kernel prefetches tied vertices this far past u */
 };
 /* A cluster the knob forces but that cannot hold the graph or be resident:
  * cudaErrorInvalidClusterSize. */

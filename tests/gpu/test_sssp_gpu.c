@@ -125,6 +125,7 @@ static bool only_butterfly(void) {
 static void unset_knobs(void) {
     unsetenv("PB_SSSP_CLUSTER");
     unsetenv("PB_SSSP_ROWS_GLOBAL");
+    unsetenv("PB_SSSP_NO_PREFETCH");
     if (narrowed && saved_filter[0])
         setenv("PB_TEST_BACKEND", saved_filter, 1);
     else if (narrowed)
@@ -177,6 +178,31 @@ static void cluster_sizes_on_small_graphs(void **state) {
     unset_knobs();
 }
 
+/* dijkstra-butterfly's one-block kernel on graphs with hundreds of vertices tied at each
+ * distance (dense random, complete), where its L2 prefetch of tied vertices' arcs works:
+ * with it, with the row offsets in global memory, without it; then at full size (16384
+ * vertices at 25%, 12000 at 50%). */
+static void block_kernel_on_tied_graphs(void **state) {
+    (void)state;
+    static const struct {
+        const char *no_prefetch, *rows_global;
+    } runs[] = {{"0", "0"}, {"0", "1"}, {"1", "0"}};
+    if (!only_butterfly()) return;
+    for (size_t i = 0; i < COUNT(runs); i++) {
+        setenv("PB_SSSP_NO_PREFETCH", runs[i].no_prefetch, 1);
+        setenv("PB_SSSP_ROWS_GLOBAL", runs[i].rows_global, 1);
+        check("random", small ? 150 : 3000, 250, "int", 0);
+        check("random", small ? 150 : 3000, 250, "float", 7);
+        check("complete", small ? 64 : 1000, 1, "int", 2);
+    }
+    unset_knobs();
+    if (small) return;
+    only_butterfly();
+    check("random", 16384, 250, "int", 0);
+    check("random", 12000, 500, "int", 3);
+    unset_knobs();
+}
+
 /* Past one block's shared memory (65536 distances are 256 KiB): dijkstra-butterfly's
  * clusters; and frontier alone past the step loops' 65536 vertices. */
 static void larger_graphs(void **state) {
@@ -210,6 +236,7 @@ int main(void) {
         cmocka_unit_test(rome99),
         cmocka_unit_test(generated_graphs),
         cmocka_unit_test(grid_path_on_small_graphs),
+        cmocka_unit_test_teardown(block_kernel_on_tied_graphs, knobs_teardown),
         cmocka_unit_test_teardown(cluster_sizes_on_small_graphs, knobs_teardown),
         cmocka_unit_test_teardown(larger_graphs, knobs_teardown),
     };
