@@ -83,18 +83,18 @@ __global__ void __launch_bounds__(kBlockThreads, 1)
     __syncthreads();
     const uint32_t owned = (n + kBlockThreads - 1) / kBlockThreads;
     uint32_t settled = 0;
-    auto own_min = [&]() { /* the least key of this thread's unsettled vertices */
-                           unsigned long long m = MinKeyOp::identity();
+    /* the least key of this thread's unsettled vertices */
+    auto own_min = [&]() {
+        unsigned long long m = MinKeyOp::identity();
 #pragma unroll
-                           for (uint32_t k = 0; k < (uint32_t)kBlockMaxOwned; k++) {
-                               const uint32_t v = k * kBlockThreads + tid;
-                               if (k < owned && v < n && !((settled >> k) & 1u)) {
-                                   const unsigned long long key =
-                                       (unsigned long long)sdist[v] << 32 | v;
-                                   m = key < m ? key : m;
-                               }
-                           }
-                           return m;
+        for (uint32_t k = 0; k < (uint32_t)kBlockMaxOwned; k++) {
+            const uint32_t v = k * kBlockThreads + tid;
+            if (k < owned && v < n && !((settled >> k) & 1u)) {
+                const unsigned long long key = (unsigned long long)sdist[v] << 32 | v;
+                m = key < m ? key : m;
+            }
+        }
+        return m;
     };
     unsigned long long mine = own_min();
     uint32_t prefetched = SSSP_NO_PRED;
