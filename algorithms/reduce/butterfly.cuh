@@ -55,6 +55,7 @@ __device__ __forceinline__ typename Op::Acc block_butterfly_all(typename Op::Acc
     const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
     acc = warp_butterfly<Op>(acc);
     if (lane == 0) warp_results[warp] = acc;
+    __syncwarp(); /* the barrier is an aligned one: the warp meets it whole */
     __syncthreads();
     acc = lane < kWarps ? warp_results[lane] : Op::identity();
     return warp_butterfly<Op>(acc);

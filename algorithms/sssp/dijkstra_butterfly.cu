@@ -31,6 +31,10 @@ constexpr int kGridWarps = kGridThreads / 32;
 constexpr int kBlockThreads = 1024;
 constexpr int kBlockWarps = kBlockThreads / 32;
 constexpr int kBlockArcBatch = 4; /* arcs a thread loads before any of their atomics */
+/* the same when a step relaxes a list of vertices: one SM streams all their arcs, and
+ * only loads in flight hide the latency */
+constexpr int kListArcBatch = 8;
+constexpr uint32_t kListChunk = 32 * kListArcBatch; /* arcs a warp takes at once */
 /* One block up to 16 distances a thread: past it the cluster's 4 blocks split the
  * distances (grid of 32768: 100 against 119 ms on the H200); the cluster's C = 1 measured
  * slower than this kernel (2.06 against 1.25 ms on a 1024-vertex grid). */
@@ -49,37 +53,72 @@ __device__ __forceinline__ void prefetch_l2(const void *p, uint32_t bytes) {
                      : "memory");
 }
 
+/* One step's settled set in the one-block kernel when it holds more than u: entry j is a
+ * vertex, where its arcs begin in the CSR, and where they begin in the step's flattened
+ * arc space (ascending in j; the step's threads take that space's arcs in turn). */
+struct SettledList {
+    uint32_t vertex[kBlockThreads], row[kBlockThreads], offset[kBlockThreads];
+    /* (vertices << 32 | arcs) so far, one word a step parity: one atomic gives an entry
+     * both its index and its offset, so offsets ascend with indices */
+    unsigned long long fill[2];
+
+    /* The entry that holds flattened arc i: the largest j in [from, count) whose offset
+     * is at most i (offset[from] <= i), by binary search. A first test of the next entry
+     * (dense rows) gave wrong entries on the H200 in some builds of session 12, cause not
+     * found: plain search only. */
+    __device__ uint32_t locate(uint32_t i, uint32_t from, uint32_t count) const {
+        uint32_t lo = from, hi = count;
+        while (hi - lo > 1) {
+            const uint32_t mid = (lo + hi) / 2;
+            if (offset[mid] <= i)
+                lo = mid;
+            else
+                hi = mid;
+        }
+        return lo;
+    }
+};
+
 /* The one-block kernel: thread t owns vertices t, t + 1024, ..., their settled bits in a
  * register mask, and keeps in a register the least key (distance, vertex) of its unsettled
  * vertices, so a step scans nothing:
  * - whoever lowers dist[v] also lowers lowered[owner of v] to v's new key, and the owner
  *   folds that slot into its minimum at the next step (the end-of-step barrier orders it);
  * - the block butterfly of the minima gives u (every warp finishes it: one barrier);
- * - u's owner alone rescans its vertices, while the others relax u's arcs.
- * Dense graphs with integer weights settle hundreds of vertices at each distance, in
- * vertex order, so the next u is known steps ahead: a thread whose minimum is tied with
- * u and a few ids past it prefetches that vertex's arcs into L2, and u's arcs come from
- * L2, not HBM. The row offsets sit in shared memory beside the distances when they fit.
+ * - every thread whose minimum ties with u's distance settles that vertex in this step,
+ *   as u's owner does: no relaxation can bring a vertex below the least distance, so all
+ *   of them are final. Dense graphs with integer weights settle hundreds of vertices at
+ *   each distance; their arcs are relaxed together, the step's threads taking turns over
+ *   them. one_per_step keeps the seed's step, u alone;
+ * - a settling thread alone rescans its vertices, while the others relax.
+ * With u alone and ties left (one_per_step), a thread whose minimum is tied with u and a
+ * few ids past it prefetches that vertex's arcs into L2, and u's arcs come from L2, not
+ * HBM. The row offsets sit in shared memory beside the distances when they fit.
+ * Predecessors: several vertices relax in a step, so a lowering also lowers the key
+ * (distance << 32 | u) of v in pred_key; the least key holds a tight u settled before v.
  * Up to 1024 arcs, one a thread; past that kBlockArcBatch a thread at once (dense graphs
  * of 2^14 vertices at 25% went from 70 to 58 ms on the H200 with the batch). */
 template <class Dist>
 __global__ void __launch_bounds__(kBlockThreads, 1)
     dijkstra_block_kernel(pb_sssp_device_graph g, uint32_t source, uint32_t rows_shared,
-                          uint32_t prefetch_window, uint32_t *dist_out, uint32_t *pred_out) {
+                          uint32_t prefetch_window, uint32_t one_per_step,
+                          unsigned long long *pred_key, uint32_t *dist_out, uint32_t *pred_out) {
     extern __shared__ uint32_t shared_words[];
     __shared__ unsigned long long warp_min[2][kBlockWarps];
     __shared__ unsigned long long lowered[kBlockThreads];
-    const uint32_t n = g.n, tid = threadIdx.x;
+    __shared__ SettledList list;
+    const uint32_t n = g.n, tid = threadIdx.x, lane = tid % 32;
     uint32_t *sdist = shared_words;
     const uint32_t *srow = shared_words + n;
     auto row = [&](uint32_t v) { return rows_shared ? srow[v] : __ldg(&g.row[v]); };
     for (uint32_t v = tid; v < n; v += kBlockThreads) {
         sdist[v] = v == source ? 0u : Dist::kInf;
-        pred_out[v] = SSSP_NO_PRED;
+        pred_key[v] = MinKeyOp::identity();
     }
     if (rows_shared)
         for (uint32_t v = tid; v <= n; v += kBlockThreads) shared_words[n + v] = __ldg(&g.row[v]);
     lowered[tid] = MinKeyOp::identity();
+    if (tid < 2) list.fill[tid] = 0;
     __syncthreads();
     const uint32_t owned = (n + kBlockThreads - 1) / kBlockThreads;
     uint32_t settled = 0;
@@ -96,9 +135,21 @@ __global__ void __launch_bounds__(kBlockThreads, 1)
         }
         return m;
     };
+    /* tail() names the arc's tail, asked for only when the arc lowers dist[v] */
+    auto relax_if_lower = [&](uint32_t du, uint32_t v, uint32_t w, auto tail) {
+        const uint32_t nd = Dist::add(du, w);
+        if (nd < sdist[v] && nd < atomicMin(&sdist[v], nd)) {
+            atomicMin(&pred_key[v], (unsigned long long)nd << 32 | tail());
+            atomicMin(&lowered[v % kBlockThreads], (unsigned long long)nd << 32 | v);
+        }
+    };
+    auto relax = [&](uint32_t u, uint32_t du, uint32_t v, uint32_t w) {
+        relax_if_lower(du, v, w, [u] { return u; });
+    };
     unsigned long long mine = own_min();
     uint32_t prefetched = SSSP_NO_PRED;
     for (uint32_t step = 0; step < n; step++) {
+        if (tid == 0) list.fill[(step + 1) & 1] = 0; /* last read in the step before */
         const unsigned long long low = lowered[tid];
         if (low != MinKeyOp::identity()) {
             lowered[tid] = MinKeyOp::identity();
@@ -108,6 +159,88 @@ __global__ void __launch_bounds__(kBlockThreads, 1)
             pb_butterfly::block_butterfly_all<MinKeyOp, kBlockWarps>(mine, warp_min[step & 1]);
         const uint32_t u = (uint32_t)best, du = (uint32_t)(best >> 32);
         if (best == MinKeyOp::identity() || du >= Dist::kInf) break; /* the same in all threads */
+        const bool tied = !one_per_step && (uint32_t)(mine >> 32) == du;
+        __syncwarp(); /* whole warps at each barrier: PTX's bar.sync and bar.red are .aligned */
+        if (!one_per_step && __syncthreads_count(tied) > 1) {
+            const uint32_t x = (uint32_t)mine, begin = tied ? row(x) : 0;
+            const uint32_t arcs = tied ? row(x + 1) - begin : 0;
+            const unsigned ties = __ballot_sync(0xffffffffu, tied);
+            uint32_t before = arcs; /* inclusive scan of the warp's arcs */
+#pragma unroll
+            for (int d = 1; d < 32; d *= 2) {
+                const uint32_t other = __shfl_up_sync(0xffffffffu, before, d);
+                before += lane >= (uint32_t)d ? other : 0;
+            }
+            const uint32_t warp_arcs = __shfl_sync(0xffffffffu, before, 31);
+            unsigned long long base = 0;
+            if (ties && lane == 0)
+                base = atomicAdd(&list.fill[step & 1],
+                                 (unsigned long long)__popc(ties) << 32 | warp_arcs);
+            if (ties) base = __shfl_sync(0xffffffffu, base, 0);
+            if (tied) {
+                const uint32_t j = (uint32_t)(base >> 32) + __popc(ties & ((1u << lane) - 1));
+                list.vertex[j] = x;
+                list.row[j] = begin;
+                list.offset[j] = (uint32_t)base + before - arcs;
+                settled |= 1u << (x / kBlockThreads);
+                if (prefetch_window) { /* HBM streams them all; the block reads L2 */
+                    prefetch_l2(g.col + begin, arcs * 4);
+                    prefetch_l2(g.w + begin, arcs * 4);
+                }
+            }
+            __syncwarp();
+            __syncthreads();
+            if (tied) mine = own_min();
+            const unsigned long long fill = list.fill[step & 1];
+            const uint32_t count = (uint32_t)(fill >> 32), total = (uint32_t)fill;
+            /* Warps take chunks of kListChunk flattened arcs in turn; the entry holding a
+             * chunk's first arc stays in registers (the same in every lane) until a chunk
+             * starts past its end. A chunk inside one entry, the common case on dense
+             * graphs, is 8 coalesced loads a lane from one base, and its tail is known. */
+            uint32_t j = 0, at = list.row[0], first = 0;
+            uint32_t stop = count > 1 ? list.offset[1] : total;
+            for (uint32_t c0 = tid / 32 * kListChunk; c0 < total; c0 += kBlockWarps * kListChunk) {
+                uint32_t col[kListArcBatch], w[kListArcBatch];
+                if (c0 >= stop) {
+                    j = list.locate(c0, j + 1, count);
+                    at = list.row[j];
+                    first = list.offset[j];
+                    stop = j + 1 < count ? list.offset[j + 1] : total;
+                }
+                if (c0 + kListChunk <= stop) {
+                    const uint32_t e = at + (c0 - first) + lane;
+#pragma unroll
+                    for (int b = 0; b < kListArcBatch; b++) {
+                        col[b] = __ldg(&g.col[e + 32 * b]);
+                        w[b] = __ldg(&g.w[e + 32 * b]);
+                    }
+#pragma unroll
+                    for (int b = 0; b < kListArcBatch; b++)
+                        relax_if_lower(du, col[b], w[b], [&] { return list.vertex[j]; });
+                    continue;
+                }
+#pragma unroll
+                for (int b = 0; b < kListArcBatch; b++) {
+                    const uint32_t i = c0 + lane + 32 * b;
+                    if (i < total) {
+                        const uint32_t k = list.locate(i, j, count);
+                        const uint32_t e = list.row[k] + (i - list.offset[k]);
+                        col[b] = __ldg(&g.col[e]);
+                        w[b] = __ldg(&g.w[e]);
+                    }
+                }
+#pragma unroll
+                for (int b = 0; b < kListArcBatch; b++) {
+                    const uint32_t i = c0 + lane + 32 * b;
+                    if (i < total) /* the arc's tail looked up again only when it lowers */
+                        relax_if_lower(du, col[b], w[b],
+                                       [&] { return list.vertex[list.locate(i, j, count)]; });
+                }
+            }
+            __syncwarp();
+            __syncthreads();
+            continue;
+        }
         const uint32_t begin = row(u), end = row(u + 1);
         if (u % kBlockThreads == tid) {
             settled |= 1u << (u / kBlockThreads);
@@ -119,15 +252,10 @@ __global__ void __launch_bounds__(kBlockThreads, 1)
             prefetch_l2(g.col + b, (e - b) * 4);
             prefetch_l2(g.w + b, (e - b) * 4);
         }
-        auto relax = [&](uint32_t v, uint32_t w) {
-            const uint32_t nd = Dist::add(du, w);
-            if (nd < sdist[v] && nd < atomicMin(&sdist[v], nd)) {
-                pred_out[v] = u;
-                atomicMin(&lowered[v % kBlockThreads], (unsigned long long)nd << 32 | v);
-            }
-        };
         if (end - begin <= kBlockThreads) { /* an arc a thread at most: no batch */
-            if (begin + tid < end) relax(__ldg(&g.col[begin + tid]), __ldg(&g.w[begin + tid]));
+            if (begin + tid < end)
+                relax(u, du, __ldg(&g.col[begin + tid]), __ldg(&g.w[begin + tid]));
+            __syncwarp();
             __syncthreads();
             continue;
         }
@@ -141,12 +269,17 @@ __global__ void __launch_bounds__(kBlockThreads, 1)
                 }
 #pragma unroll
             for (int b = 0; b < kBlockArcBatch; b++)
-                if (e0 + b * kBlockThreads < end) relax(col[b], w[b]);
+                if (e0 + b * kBlockThreads < end) relax(u, du, col[b], w[b]);
         }
+        __syncwarp();
         __syncthreads();
     }
+    __syncwarp();
     __syncthreads();
-    for (uint32_t v = tid; v < n; v += kBlockThreads) dist_out[v] = sdist[v];
+    for (uint32_t v = tid; v < n; v += kBlockThreads) {
+        dist_out[v] = sdist[v];
+        pred_out[v] = (uint32_t)__ldcg(&pred_key[v]); /* SSSP_NO_PRED where never lowered */
+    }
 }
 
 /* scratch: settled bitmap (n/32 words), then two rows of per-block partials. */
@@ -315,6 +448,8 @@ struct Planner {
                     plan->rows_shared = !knobs->rows_global && dist_bytes + row_bytes <= room;
                     plan->shared_bytes = dist_bytes + (plan->rows_shared ? row_bytes : 0);
                     plan->prefetch_window = knobs->no_prefetch ? 0 : kPrefetchWindow;
+                    plan->one_per_step = knobs->one_per_step;
+                    plan->scratch_bytes = (size_t)n * 8; /* the predecessor keys */
                     return (int)cudaFuncSetAttribute(kernel,
                                                      cudaFuncAttributeMaxDynamicSharedMemorySize,
                                                      (int)plan->shared_bytes);
@@ -376,7 +511,8 @@ struct Launcher {
     template <class Dist> int operator()() const {
         if (plan->single_block) {
             dijkstra_block_kernel<Dist><<<1, kBlockThreads, plan->shared_bytes, stream>>>(
-                *g, source, (uint32_t)plan->rows_shared, plan->prefetch_window, out.dist, out.pred);
+                *g, source, (uint32_t)plan->rows_shared, plan->prefetch_window,
+                (uint32_t)plan->one_per_step, (unsigned long long *)scratch, out.dist, out.pred);
             return (int)cudaGetLastError();
         }
         if (plan->cluster) {

@@ -22,7 +22,8 @@ static const struct pb_sssp_input *input_of(const struct pb_run *r) { return r->
  * the vertex count above which it takes its cooperative grid path (unset or 0: when the
  * distances no longer fit in a cluster); PB_SSSP_CLUSTER, the cluster's blocks (1, 2, 4,
  * 8, 16; unset or 0: the planner's choice); PB_SSSP_ROWS_GLOBAL=1, no copy of the row
- * offsets in shared memory; PB_SSSP_NO_PREFETCH=1, no L2 prefetch of the arcs. */
+ * offsets in shared memory; PB_SSSP_NO_PREFETCH=1, no L2 prefetch of the arcs;
+ * PB_SSSP_ONE_PER_STEP=1, the seed's step (u alone settled) in the one-block kernel. */
 static uint32_t env_u32(const char *name) {
     const char *text = getenv(name);
     return text ? (uint32_t)strtoul(text, NULL, 10) : 0;
@@ -34,6 +35,7 @@ static struct pb_sssp_butterfly_knobs butterfly_knobs(void) {
         .cluster = env_u32("PB_SSSP_CLUSTER"),
         .rows_global = env_u32("PB_SSSP_ROWS_GLOBAL") != 0,
         .no_prefetch = env_u32("PB_SSSP_NO_PREFETCH") != 0,
+        .one_per_step = env_u32("PB_SSSP_ONE_PER_STEP") != 0,
     };
 }
 

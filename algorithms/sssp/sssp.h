@@ -117,12 +117,15 @@ struct pb_sssp_gpu_out {
  * cluster forces the cluster's blocks, 1, 2, 4, 8 or 16 (0: the planner's choice;
  * PB_SSSP_CLUSTER); rows_global keeps the row offsets out of shared memory even where
  * they fit (PB_SSSP_ROWS_GLOBAL: to measure the copy and to test the other path);
- * no_prefetch turns off the one-block kernel's L2 prefetch of arcs (PB_SSSP_NO_PREFETCH). */
+ * no_prefetch turns off the one-block kernel's L2 prefetch of arcs (PB_SSSP_NO_PREFETCH);
+ * one_per_step makes the one-block kernel settle u alone in a step, as the seed does, not
+ * every vertex tied with it (PB_SSSP_ONE_PER_STEP). */
 struct pb_sssp_butterfly_knobs {
     uint32_t block_max_vertices;
     uint32_t cluster;
     bool rows_global;
     bool no_prefetch;
+    bool one_per_step;
 };
 struct pb_sssp_butterfly_plan {
     int single_block;     /* the one-block kernel (shared_bytes of distances) */
@@ -133,6 +136,7 @@ struct pb_sssp_butterfly_plan {
     int grid;             /* blocks of the cooperative kernel */
     size_t scratch_bytes; /* device scratch */
     uint32_t prefetch_window; /* the one-block kernel prefetches tied vertices this far past u */
+    int one_per_step;         /* the one-block kernel settles u alone in a step */
 };
 /* A cluster the knob forces but that cannot hold the graph or be resident:
  * cudaErrorInvalidClusterSize. */

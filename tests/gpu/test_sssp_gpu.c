@@ -126,6 +126,7 @@ static void unset_knobs(void) {
     unsetenv("PB_SSSP_CLUSTER");
     unsetenv("PB_SSSP_ROWS_GLOBAL");
     unsetenv("PB_SSSP_NO_PREFETCH");
+    unsetenv("PB_SSSP_ONE_PER_STEP");
     if (narrowed && saved_filter[0])
         setenv("PB_TEST_BACKEND", saved_filter, 1);
     else if (narrowed)
@@ -179,27 +180,34 @@ static void cluster_sizes_on_small_graphs(void **state) {
 }
 
 /* dijkstra-butterfly's one-block kernel on graphs with hundreds of vertices tied at each
- * distance (dense random, complete), where its L2 prefetch of tied vertices' arcs works:
- * with it, with the row offsets in global memory, without it; then at full size (16384
- * vertices at 25%, 12000 at 50%). */
+ * distance (dense random, complete), where a step settles every vertex tied with u:
+ * so, and with the row offsets in global memory; then the seed's step, u alone, with and
+ * without the L2 prefetch of tied vertices' arcs; the edge graphs (zero weights, ties
+ * between paths) both ways; then at full size (16384 vertices at 25%, 12000 at 50%). */
 static void block_kernel_on_tied_graphs(void **state) {
     (void)state;
     static const struct {
-        const char *no_prefetch, *rows_global;
-    } runs[] = {{"0", "0"}, {"0", "1"}, {"1", "0"}};
+        const char *one_per_step, *no_prefetch, *rows_global;
+    } runs[] = {{"0", "0", "0"}, {"0", "0", "1"}, {"1", "0", "0"}, {"1", "1", "0"}};
     if (!only_butterfly()) return;
     for (size_t i = 0; i < COUNT(runs); i++) {
+        setenv("PB_SSSP_ONE_PER_STEP", runs[i].one_per_step, 1);
         setenv("PB_SSSP_NO_PREFETCH", runs[i].no_prefetch, 1);
         setenv("PB_SSSP_ROWS_GLOBAL", runs[i].rows_global, 1);
         check("random", small ? 150 : 3000, 250, "int", 0);
         check("random", small ? 150 : 3000, 250, "float", 7);
         check("complete", small ? 64 : 1000, 1, "int", 2);
+        check("grid", small ? 256 : 4096, 1, "int", 5);
+        if (i == 0 || i == 2) check_edge_graphs();
     }
     unset_knobs();
     if (small) return;
     only_butterfly();
     check("random", 16384, 250, "int", 0);
     check("random", 12000, 500, "int", 3);
+    check("random", 16384, 10, "float", 9);
+    setenv("PB_SSSP_ONE_PER_STEP", "1", 1);
+    check("random", 16384, 250, "int", 0);
     unset_knobs();
 }
 
