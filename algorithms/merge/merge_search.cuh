@@ -4,6 +4,8 @@
 
 #include <stdint.h>
 
+#include "search.cuh"
+
 namespace pb::merge {
 
 /* A search by g lanes for the first position in [lo, hi] where a monotone predicate holds
@@ -23,19 +25,6 @@ __host__ __device__ inline void kary_narrow(uint32_t &lo, uint32_t &hi, uint32_t
     lo += f * step;
 }
 
-/* The last i in [0, n) with a[i] <= x, a non-decreasing and a[0] <= x: the pair, group or
- * run that holds x when a holds where each starts (empty ones share the next one's start,
- * and the last of equal starts is the non-empty one). */
-__host__ __device__ inline uint32_t last_at_or_below(const uint32_t *a, uint32_t n, uint32_t x) {
-    uint32_t lo = 0, hi = n - 1;
-    while (lo < hi) {
-        const uint32_t mid = (lo + hi + 1) >> 1;
-        if (a[mid] <= x)
-            lo = mid;
-        else
-            hi = mid - 1;
-    }
-    return lo;
-}
+using pb::last_at_or_below;
 
 } // namespace pb::merge

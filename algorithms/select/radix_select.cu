@@ -34,6 +34,7 @@
 #include "dtype_dispatch.cuh"
 #include "radix_select.h"
 #include "select_order.h"
+#include "warp_scan.cuh"
 
 namespace {
 
@@ -269,14 +270,7 @@ __device__ __forceinline__ unsigned warp_offset(unsigned mine, unsigned *total) 
         *total = __popc(lanes);
         return __popc(lanes & ((1u << lane) - 1));
     }
-    unsigned inclusive = mine;
-#pragma unroll
-    for (int d = 1; d < 32; d *= 2) {
-        unsigned up = __shfl_up_sync(0xffffffffu, inclusive, d);
-        if (lane >= (unsigned)d) inclusive += up;
-    }
-    *total = __shfl_sync(0xffffffffu, inclusive, 31);
-    return inclusive - mine;
+    return pb::warp_exclusive_sum(mine, total);
 }
 
 /* Reserves `mine` slots per thread with one atomic per warp; returns this thread's first.

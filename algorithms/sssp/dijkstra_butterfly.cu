@@ -18,6 +18,8 @@
 #include <cooperative_groups.h>
 
 #include "butterfly.cuh"
+#include "search.cuh"
+#include "warp_scan.cuh"
 #include "dijkstra_cluster.cuh"
 #include "sssp_device.cuh"
 
@@ -63,19 +65,11 @@ struct SettledList {
     unsigned long long fill[2];
 
     /* The entry that holds flattened arc i: the largest j in [from, count) whose offset
-     * is at most i (offset[from] <= i), by binary search. A first test of the next entry
-     * (dense rows) gave wrong entries on the H200 in some builds of session 12, cause not
-     * found: plain search only. */
+     * is at most i (offset[from] <= i). A first test of the next entry (dense rows) gave
+     * wrong entries on the H200 in some builds of session 12, cause not found: plain
+     * binary search only. */
     __device__ uint32_t locate(uint32_t i, uint32_t from, uint32_t count) const {
-        uint32_t lo = from, hi = count;
-        while (hi - lo > 1) {
-            const uint32_t mid = (lo + hi) / 2;
-            if (offset[mid] <= i)
-                lo = mid;
-            else
-                hi = mid;
-        }
-        return lo;
+        return from + pb::last_at_or_below(offset + from, count - from, i);
     }
 };
 
@@ -165,13 +159,8 @@ __global__ void __launch_bounds__(kBlockThreads, 1)
             const uint32_t x = (uint32_t)mine, begin = tied ? row(x) : 0;
             const uint32_t arcs = tied ? row(x + 1) - begin : 0;
             const unsigned ties = __ballot_sync(0xffffffffu, tied);
-            uint32_t before = arcs; /* inclusive scan of the warp's arcs */
-#pragma unroll
-            for (int d = 1; d < 32; d *= 2) {
-                const uint32_t other = __shfl_up_sync(0xffffffffu, before, d);
-                before += lane >= (uint32_t)d ? other : 0;
-            }
-            const uint32_t warp_arcs = __shfl_sync(0xffffffffu, before, 31);
+            uint32_t warp_arcs;
+            const uint32_t before = pb::warp_exclusive_sum(arcs, &warp_arcs);
             unsigned long long base = 0;
             if (ties && lane == 0)
                 base = atomicAdd(&list.fill[step & 1],
@@ -181,7 +170,7 @@ __global__ void __launch_bounds__(kBlockThreads, 1)
                 const uint32_t j = (uint32_t)(base >> 32) + __popc(ties & ((1u << lane) - 1));
                 list.vertex[j] = x;
                 list.row[j] = begin;
-                list.offset[j] = (uint32_t)base + before - arcs;
+                list.offset[j] = (uint32_t)base + before;
                 settled |= 1u << (x / kBlockThreads);
                 if (prefetch_window) { /* HBM streams them all; the block reads L2 */
                     prefetch_l2(g.col + begin, arcs * 4);

@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "sssp_device.cuh"
+#include "warp_scan.cuh"
 
 namespace cg = cooperative_groups;
 
@@ -115,14 +116,8 @@ __global__ void __launch_bounds__(kThreads)
                     begin = __ldg(&g.row[u]);
                     degree = __ldg(&g.row[u + 1]) - begin;
                 }
-                uint32_t offset = degree; /* inclusive scan, then exclusive */
-#pragma unroll
-                for (int d = 1; d < 32; d <<= 1) {
-                    uint32_t x = __shfl_up_sync(0xffffffffu, offset, d);
-                    if (lane >= (uint32_t)d) offset += x;
-                }
-                const uint32_t total = __shfl_sync(0xffffffffu, offset, 31);
-                offset -= degree;
+                uint32_t total;
+                const uint32_t offset = pb::warp_exclusive_sum(degree, &total);
                 for (uint32_t k0 = 0; k0 < total; k0 += 32) {
                     const uint32_t k = k0 + lane;
                     uint32_t owner = 0; /* the last lane whose offset <= k */
