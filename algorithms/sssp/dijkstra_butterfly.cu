@@ -350,6 +350,15 @@ cudaLaunchConfig_t cluster_config(size_t shared_bytes, cudaStream_t stream,
     return config;
 }
 
+/* The dynamic shared memory a block of kernel can have: the opt-in limit less its static
+ * shared memory. */
+template <class Kernel> cudaError_t dynamic_room(Kernel kernel, size_t optin, size_t *room) {
+    cudaFuncAttributes attr;
+    const cudaError_t e = cudaFuncGetAttributes(&attr, kernel);
+    *room = e == cudaSuccess && optin > attr.sharedSizeBytes ? optin - attr.sharedSizeBytes : 0;
+    return e;
+}
+
 /* Plans the cluster kernel with C blocks: cudaSuccess, or cudaErrorInvalidClusterSize
  * when C blocks cannot hold n distances (shared memory, the settled masks) or such a
  * cluster cannot be resident, or another error. The row offsets go to shared memory
@@ -370,10 +379,9 @@ struct FitCluster {
             row_words = std::max(row_words, (owned - 1) * kRowStride + size + 1);
         }
         auto kernel = dijkstra_cluster_kernel<Dist, C>;
-        cudaFuncAttributes attr;
-        cudaError_t e = cudaFuncGetAttributes(&attr, kernel);
+        size_t room;
+        cudaError_t e = dynamic_room(kernel, optin, &room);
         if (e != cudaSuccess) return (int)e;
-        const size_t room = optin > attr.sharedSizeBytes ? optin - attr.sharedSizeBytes : 0;
         const size_t dist_bytes = (size_t)dist_words * 4, row_bytes = (size_t)row_words * 4;
         if (dist_bytes > room) return (int)cudaErrorInvalidClusterSize;
         const bool rows_shared = !knobs->rows_global && dist_bytes + row_bytes <= room;
@@ -426,11 +434,9 @@ struct Planner {
                                           FitCluster{n, knobs, (size_t)optin, plan});
             if (n <= kBlockMaxVertices) {
                 auto kernel = dijkstra_block_kernel<Dist>;
-                cudaFuncAttributes attr;
-                e = cudaFuncGetAttributes(&attr, kernel);
+                size_t room;
+                e = dynamic_room(kernel, (size_t)optin, &room);
                 if (e != cudaSuccess) return (int)e;
-                const size_t room =
-                    (size_t)optin > attr.sharedSizeBytes ? (size_t)optin - attr.sharedSizeBytes : 0;
                 const size_t dist_bytes = (size_t)n * 4, row_bytes = ((size_t)n + 1) * 4;
                 if (dist_bytes <= room) {
                     plan->single_block = 1;
