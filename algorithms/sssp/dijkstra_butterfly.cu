@@ -18,10 +18,10 @@
 #include <cooperative_groups.h>
 
 #include "butterfly.cuh"
-#include "search.cuh"
 #include "warp_scan.cuh"
 #include "dijkstra_cluster.cuh"
 #include "sssp_device.cuh"
+#include "wide_step.cuh"
 
 namespace pb_sssp {
 namespace {
@@ -33,10 +33,6 @@ constexpr int kGridWarps = kGridThreads / 32;
 constexpr int kBlockThreads = 1024;
 constexpr int kBlockWarps = kBlockThreads / 32;
 constexpr int kBlockArcBatch = 4; /* arcs a thread loads before any of their atomics */
-/* the same when a step relaxes a list of vertices: one SM streams all their arcs, and
- * only loads in flight hide the latency */
-constexpr int kListArcBatch = 8;
-constexpr uint32_t kListChunk = 32 * kListArcBatch; /* arcs a warp takes at once */
 /* One block up to 16 distances a thread: past it the cluster's 4 blocks split the
  * distances (grid of 32768: 100 against 119 ms on the H200); the cluster's C = 1 measured
  * slower than this kernel (2.06 against 1.25 ms on a 1024-vertex grid). */
@@ -54,24 +50,6 @@ __device__ __forceinline__ void prefetch_l2(const void *p, uint32_t bytes) {
                      "r"((uint32_t)(end - begin))
                      : "memory");
 }
-
-/* One step's settled set in the one-block kernel when it holds more than u: entry j is a
- * vertex, where its arcs begin in the CSR, and where they begin in the step's flattened
- * arc space (ascending in j; the step's threads take that space's arcs in turn). */
-struct SettledList {
-    uint32_t vertex[kBlockThreads], row[kBlockThreads], offset[kBlockThreads];
-    /* (vertices << 32 | arcs) so far, one word a step parity: one atomic gives an entry
-     * both its index and its offset, so offsets ascend with indices */
-    unsigned long long fill[2];
-
-    /* The entry that holds flattened arc i: the largest j in [from, count) whose offset
-     * is at most i (offset[from] <= i). A first test of the next entry (dense rows) gave
-     * wrong entries on the H200 in some builds of session 12, cause not found: plain
-     * binary search only. */
-    __device__ uint32_t locate(uint32_t i, uint32_t from, uint32_t count) const {
-        return from + pb::last_at_or_below(offset + from, count - from, i);
-    }
-};
 
 /* The one-block kernel: thread t owns vertices t, t + 1024, ..., their settled bits in a
  * register mask, and keeps in a register the least key (distance, vertex) of its unsettled
@@ -92,11 +70,23 @@ struct SettledList {
  * (distance << 32 | u) of v in pred_key; the least key holds a tight u settled before v.
  * Up to 1024 arcs, one a thread; past that kBlockArcBatch a thread at once (dense graphs
  * of 2^14 vertices at 25% went from 70 to 58 ms on the H200 with the batch). */
+/* The one-block kernel's parameters. */
+struct BlockArgs {
+    pb_sssp_device_graph g;
+    uint32_t source, rows_shared, prefetch_window, one_per_step;
+    unsigned long long *pred_key;
+    uint32_t *dist_out, *pred_out;
+    WideArgs wide; /* wide.control set: launched as a cooperative grid, wide steps on */
+};
+
 template <class Dist>
-__global__ void __launch_bounds__(kBlockThreads, 1)
-    dijkstra_block_kernel(pb_sssp_device_graph g, uint32_t source, uint32_t rows_shared,
-                          uint32_t prefetch_window, uint32_t one_per_step,
-                          unsigned long long *pred_key, uint32_t *dist_out, uint32_t *pred_out) {
+__global__ void __launch_bounds__(kBlockThreads, 1) dijkstra_block_kernel(BlockArgs a) {
+    const pb_sssp_device_graph &g = a.g;
+    const WideArgs &wide = a.wide;
+    if (blockIdx.x != 0) return wide_worker<Dist>(g, wide);
+    const uint32_t source = a.source, rows_shared = a.rows_shared;
+    const uint32_t prefetch_window = a.prefetch_window, one_per_step = a.one_per_step;
+    unsigned long long *pred_key = a.pred_key;
     extern __shared__ uint32_t shared_words[];
     __shared__ unsigned long long warp_min[2][kBlockWarps];
     __shared__ unsigned long long lowered[kBlockThreads];
@@ -141,7 +131,7 @@ __global__ void __launch_bounds__(kBlockThreads, 1)
         relax_if_lower(du, v, w, [u] { return u; });
     };
     unsigned long long mine = own_min();
-    uint32_t prefetched = SSSP_NO_PRED;
+    uint32_t prefetched = SSSP_NO_PRED, generation = 0; /* wide steps so far */
     for (uint32_t step = 0; step < n; step++) {
         if (tid == 0) list.fill[(step + 1) & 1] = 0; /* last read in the step before */
         const unsigned long long low = lowered[tid];
@@ -172,60 +162,26 @@ __global__ void __launch_bounds__(kBlockThreads, 1)
                 list.row[j] = begin;
                 list.offset[j] = (uint32_t)base + before;
                 settled |= 1u << (x / kBlockThreads);
+            }
+            __syncwarp();
+            __syncthreads();
+            const unsigned long long fill = list.fill[step & 1];
+            const uint32_t count = (uint32_t)(fill >> 32), total = (uint32_t)fill;
+            if (total >= wide.arcs) { /* the whole grid relaxes it */
+                wide_step_from_block0(wide, list, sdist, n, du, count, total, ++generation);
+                mine = own_min();
+                continue; /* the next step's butterfly barrier orders the stores */
+            }
+            if (tied) {
+                mine = own_min();
                 if (prefetch_window) { /* HBM streams them all; the block reads L2 */
                     prefetch_l2(g.col + begin, arcs * 4);
                     prefetch_l2(g.w + begin, arcs * 4);
                 }
             }
-            __syncwarp();
-            __syncthreads();
-            if (tied) mine = own_min();
-            const unsigned long long fill = list.fill[step & 1];
-            const uint32_t count = (uint32_t)(fill >> 32), total = (uint32_t)fill;
-            /* Warps take chunks of kListChunk flattened arcs in turn; the entry holding a
-             * chunk's first arc stays in registers (the same in every lane) until a chunk
-             * starts past its end. A chunk inside one entry, the common case on dense
-             * graphs, is 8 coalesced loads a lane from one base, and its tail is known. */
-            uint32_t j = 0, at = list.row[0], first = 0;
-            uint32_t stop = count > 1 ? list.offset[1] : total;
-            for (uint32_t c0 = tid / 32 * kListChunk; c0 < total; c0 += kBlockWarps * kListChunk) {
-                uint32_t col[kListArcBatch], w[kListArcBatch];
-                if (c0 >= stop) {
-                    j = list.locate(c0, j + 1, count);
-                    at = list.row[j];
-                    first = list.offset[j];
-                    stop = j + 1 < count ? list.offset[j + 1] : total;
-                }
-                if (c0 + kListChunk <= stop) {
-                    const uint32_t e = at + (c0 - first) + lane;
-#pragma unroll
-                    for (int b = 0; b < kListArcBatch; b++) {
-                        col[b] = __ldg(&g.col[e + 32 * b]);
-                        w[b] = __ldg(&g.w[e + 32 * b]);
-                    }
-#pragma unroll
-                    for (int b = 0; b < kListArcBatch; b++)
-                        relax_if_lower(du, col[b], w[b], [&] { return list.vertex[j]; });
-                    continue;
-                }
-#pragma unroll
-                for (int b = 0; b < kListArcBatch; b++) {
-                    const uint32_t i = c0 + lane + 32 * b;
-                    if (i < total) {
-                        const uint32_t k = list.locate(i, j, count);
-                        const uint32_t e = list.row[k] + (i - list.offset[k]);
-                        col[b] = __ldg(&g.col[e]);
-                        w[b] = __ldg(&g.w[e]);
-                    }
-                }
-#pragma unroll
-                for (int b = 0; b < kListArcBatch; b++) {
-                    const uint32_t i = c0 + lane + 32 * b;
-                    if (i < total) /* the arc's tail looked up again only when it lowers */
-                        relax_if_lower(du, col[b], w[b],
-                                       [&] { return list.vertex[list.locate(i, j, count)]; });
-                }
-            }
+            relax_list(list, count, total, g, tid / 32 * kListChunk, kBlockWarps * kListChunk,
+                       total,
+                       [&](uint32_t v, uint32_t w, auto tail) { relax_if_lower(du, v, w, tail); });
             __syncwarp();
             __syncthreads();
             continue;
@@ -263,11 +219,12 @@ __global__ void __launch_bounds__(kBlockThreads, 1)
         __syncwarp();
         __syncthreads();
     }
+    if (wide.control && tid == 0) store_release(&wide.control->generation, kWideQuit);
     __syncwarp();
     __syncthreads();
     for (uint32_t v = tid; v < n; v += kBlockThreads) {
-        dist_out[v] = sdist[v];
-        pred_out[v] = (uint32_t)__ldcg(&pred_key[v]); /* SSSP_NO_PRED where never lowered */
+        a.dist_out[v] = sdist[v];
+        a.pred_out[v] = (uint32_t)__ldcg(&pred_key[v]); /* SSSP_NO_PRED where never lowered */
     }
 }
 
@@ -313,6 +270,20 @@ __global__ void __launch_bounds__(kGridThreads)
         }
         grid.sync();
     }
+}
+
+/* Where the wide one-block kernel's scratch holds what (byte offsets), past the
+ * predecessor keys; end: the bytes in all. */
+struct WideScratch {
+    size_t control, dist, list, end;
+};
+inline WideScratch wide_scratch(uint32_t n) {
+    WideScratch at;
+    at.control = ((size_t)n * 8 + 127) / 128 * 128;
+    at.dist = at.control + sizeof(WideControl);
+    at.list = at.dist + ((size_t)n * 4 + 127) / 128 * 128;
+    at.end = at.list + 3 * (size_t)kListCapacity * 4;
+    return at;
 }
 
 /* f.template operator()<Dist, C>() for a cluster size known at run time. */
@@ -416,9 +387,27 @@ struct FitCluster {
  * and the row offsets, else the smallest that holds the distances. Otherwise, or above
  * block_max_vertices, the cooperative grid. */
 struct Planner {
-    uint32_t n;
+    uint32_t n, m;
     const struct pb_sssp_butterfly_knobs *knobs;
     struct pb_sssp_butterfly_plan *plan;
+    /* The one-block kernel as a cooperative grid of one block an SM, for wide steps:
+     * when a step can have wide_arcs arcs (the graph has that many) and ties are settled
+     * together. Scratch: the predecessor keys, the handshake, the distances, the list. */
+    template <class Kernel> int plan_wide(Kernel kernel, int device, int sms) const {
+        const uint32_t arcs = knobs->wide_arcs ? knobs->wide_arcs : kWideArcs;
+        int cooperative = 0, per_sm = 0;
+        if (knobs->one_per_step || m < arcs || sms < 2) return (int)cudaSuccess;
+        cudaError_t e = cudaDeviceGetAttribute(&cooperative, cudaDevAttrCooperativeLaunch, device);
+        if (e == cudaSuccess)
+            e = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, kBlockThreads,
+                                                              plan->shared_bytes);
+        if (e != cudaSuccess) return (int)e;
+        if (!cooperative || per_sm < 1) return (int)cudaSuccess; /* one block it is */
+        plan->wide_grid = sms;
+        plan->wide_arcs = arcs;
+        plan->scratch_bytes = wide_scratch(n).end;
+        return (int)cudaSuccess;
+    }
     template <class Dist> int operator()() const {
         int device = 0, optin = 0, sms = 0, per_sm = 0;
         cudaError_t e = cudaGetDevice(&device);
@@ -445,9 +434,9 @@ struct Planner {
                     plan->prefetch_window = knobs->no_prefetch ? 0 : kPrefetchWindow;
                     plan->one_per_step = knobs->one_per_step;
                     plan->scratch_bytes = (size_t)n * 8; /* the predecessor keys */
-                    return (int)cudaFuncSetAttribute(kernel,
-                                                     cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                                     (int)plan->shared_bytes);
+                    e = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                             (int)plan->shared_bytes);
+                    return e == cudaSuccess ? plan_wide(kernel, device, sms) : (int)e;
                 }
             }
             /* Four blocks were the fastest cluster on the H200 (grid of 32768: 100 ms
@@ -505,10 +494,36 @@ struct Launcher {
     cudaStream_t stream;
     template <class Dist> int operator()() const {
         if (plan->single_block) {
-            dijkstra_block_kernel<Dist><<<1, kBlockThreads, plan->shared_bytes, stream>>>(
-                *g, source, (uint32_t)plan->rows_shared, plan->prefetch_window,
-                (uint32_t)plan->one_per_step, (unsigned long long *)scratch, out.dist, out.pred);
-            return (int)cudaGetLastError();
+            BlockArgs args = {*g,
+                              source,
+                              (uint32_t)plan->rows_shared,
+                              plan->prefetch_window,
+                              (uint32_t)plan->one_per_step,
+                              (unsigned long long *)scratch,
+                              out.dist,
+                              out.pred,
+                              {}};
+            args.wide.arcs = kWideNever;
+            if (!plan->wide_grid) {
+                dijkstra_block_kernel<Dist><<<1, kBlockThreads, plan->shared_bytes, stream>>>(args);
+                return (int)cudaGetLastError();
+            }
+            const WideScratch at = wide_scratch(g->n);
+            char *base = (char *)scratch;
+            args.wide = {(WideControl *)(base + at.control),
+                         (uint32_t *)(base + at.dist),
+                         (uint32_t *)(base + at.list),
+                         (uint32_t *)(base + at.list) + kListCapacity,
+                         (uint32_t *)(base + at.list) + 2 * kListCapacity,
+                         args.pred_key,
+                         plan->wide_arcs};
+            cudaError_t e = cudaMemsetAsync(args.wide.control, 0, sizeof(WideControl), stream);
+            void *params[] = {&args};
+            if (e == cudaSuccess)
+                e = cudaLaunchCooperativeKernel((const void *)dijkstra_block_kernel<Dist>,
+                                                plan->wide_grid, kBlockThreads, params,
+                                                plan->shared_bytes, stream);
+            return (int)e;
         }
         if (plan->cluster) {
             ClusterArgs args = {*g,       source,           out.dist,
@@ -530,10 +545,10 @@ struct Launcher {
 } // namespace
 } // namespace pb_sssp
 
-extern "C" int pb_sssp_butterfly_plan(uint32_t n, bool is_float,
+extern "C" int pb_sssp_butterfly_plan(uint32_t n, uint32_t m, bool is_float,
                                       const struct pb_sssp_butterfly_knobs *knobs,
                                       struct pb_sssp_butterfly_plan *plan) {
-    return pb_sssp::with_dist(is_float, pb_sssp::Planner{n, knobs, plan});
+    return pb_sssp::with_dist(is_float, pb_sssp::Planner{n, m, knobs, plan});
 }
 
 extern "C" int pb_sssp_butterfly_launch(const struct pb_sssp_device_graph *g, bool is_float,

@@ -23,7 +23,9 @@ static const struct pb_sssp_input *input_of(const struct pb_run *r) { return r->
  * distances no longer fit in a cluster); PB_SSSP_CLUSTER, the cluster's blocks (1, 2, 4,
  * 8, 16; unset or 0: the planner's choice); PB_SSSP_ROWS_GLOBAL=1, no copy of the row
  * offsets in shared memory; PB_SSSP_NO_PREFETCH=1, no L2 prefetch of the arcs;
- * PB_SSSP_ONE_PER_STEP=1, the seed's step (u alone settled) in the one-block kernel. */
+ * PB_SSSP_ONE_PER_STEP=1, the seed's step (u alone settled) in the one-block kernel;
+ * PB_SSSP_WIDE_ARCS, the arcs from which a step of the one-block kernel goes to every SM
+ * (unset or 0: 32768). */
 static uint32_t env_u32(const char *name) {
     const char *text = getenv(name);
     return text ? (uint32_t)strtoul(text, NULL, 10) : 0;
@@ -36,6 +38,7 @@ static struct pb_sssp_butterfly_knobs butterfly_knobs(void) {
         .rows_global = env_u32("PB_SSSP_ROWS_GLOBAL") != 0,
         .no_prefetch = env_u32("PB_SSSP_NO_PREFETCH") != 0,
         .one_per_step = env_u32("PB_SSSP_ONE_PER_STEP") != 0,
+        .wide_arcs = env_u32("PB_SSSP_WIDE_ARCS"),
     };
 }
 
@@ -58,7 +61,8 @@ static int gpu_prepare(struct pb_run *r, enum gpu_kind kind) {
         snprintf(what, sizeof what, knobs.cluster ? "plan (PB_SSSP_CLUSTER=%u)" : "plan",
                  knobs.cluster);
         if (pb_run_cuda_failed(
-                r, pb_sssp_butterfly_plan(n, x->graph.is_float, &knobs, &s->butterfly), what))
+                r, pb_sssp_butterfly_plan(n, x->graph.m, x->graph.is_float, &knobs, &s->butterfly),
+                what))
             return -1;
         scratch = s->butterfly.scratch_bytes;
         break;

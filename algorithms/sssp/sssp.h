@@ -119,13 +119,16 @@ struct pb_sssp_gpu_out {
  * they fit (PB_SSSP_ROWS_GLOBAL: to measure the copy and to test the other path);
  * no_prefetch turns off the one-block kernel's L2 prefetch of arcs (PB_SSSP_NO_PREFETCH);
  * one_per_step makes the one-block kernel settle u alone in a step, as the seed does, not
- * every vertex tied with it (PB_SSSP_ONE_PER_STEP). */
+ * every vertex tied with it (PB_SSSP_ONE_PER_STEP); wide_arcs is the arc count from which
+ * a step of the one-block kernel is relaxed by every SM (0: the default, 32768; a count
+ * above the graph's arcs: never; PB_SSSP_WIDE_ARCS). */
 struct pb_sssp_butterfly_knobs {
     uint32_t block_max_vertices;
     uint32_t cluster;
     bool rows_global;
     bool no_prefetch;
     bool one_per_step;
+    uint32_t wide_arcs;
 };
 struct pb_sssp_butterfly_plan {
     int single_block;     /* the one-block kernel (shared_bytes of distances) */
@@ -137,10 +140,13 @@ struct pb_sssp_butterfly_plan {
     size_t scratch_bytes; /* device scratch */
     uint32_t prefetch_window; /* the one-block kernel prefetches tied vertices this far past u */
     int one_per_step;         /* the one-block kernel settles u alone in a step */
+    int wide_grid;            /* the one-block kernel's blocks for wide steps; 0: one block */
+    uint32_t wide_arcs;       /* a step of at least this many arcs goes wide */
 };
 /* A cluster the knob forces but that cannot hold the graph or be resident:
  * cudaErrorInvalidClusterSize. */
-int pb_sssp_butterfly_plan(uint32_t n, bool is_float, const struct pb_sssp_butterfly_knobs *knobs,
+int pb_sssp_butterfly_plan(uint32_t n, uint32_t m, bool is_float,
+                           const struct pb_sssp_butterfly_knobs *knobs,
                            struct pb_sssp_butterfly_plan *plan);
 int pb_sssp_butterfly_launch(const struct pb_sssp_device_graph *g, bool is_float, uint32_t source,
                              const struct pb_sssp_butterfly_plan *plan, void *scratch,

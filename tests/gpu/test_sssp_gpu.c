@@ -127,6 +127,7 @@ static void unset_knobs(void) {
     unsetenv("PB_SSSP_ROWS_GLOBAL");
     unsetenv("PB_SSSP_NO_PREFETCH");
     unsetenv("PB_SSSP_ONE_PER_STEP");
+    unsetenv("PB_SSSP_WIDE_ARCS");
     if (narrowed && saved_filter[0])
         setenv("PB_TEST_BACKEND", saved_filter, 1);
     else if (narrowed)
@@ -138,7 +139,7 @@ static void unset_knobs(void) {
 static bool cluster_fits(const char *cluster, uint32_t n) {
     struct pb_sssp_butterfly_knobs knobs = {.cluster = (uint32_t)atoi(cluster)};
     struct pb_sssp_butterfly_plan plan;
-    if (pb_sssp_butterfly_plan(n, false, &knobs, &plan) == 0) return true;
+    if (pb_sssp_butterfly_plan(n, 0, false, &knobs, &plan) == 0) return true;
     printf("a cluster of %s blocks for %u vertices: not resident on this GPU, not checked\n",
            cluster, n);
     return false;
@@ -181,33 +182,54 @@ static void cluster_sizes_on_small_graphs(void **state) {
 
 /* dijkstra-butterfly's one-block kernel on graphs with hundreds of vertices tied at each
  * distance (dense random, complete), where a step settles every vertex tied with u:
- * so, and with the row offsets in global memory; then the seed's step, u alone, with and
- * without the L2 prefetch of tied vertices' arcs; the edge graphs (zero weights, ties
- * between paths) both ways; then at full size (16384 vertices at 25%, 12000 at 50%). */
+ * every such step wide (relaxed by the whole grid); on one block, with the row offsets
+ * in global memory; then the seed's step, u alone, with and without the L2 prefetch of
+ * tied vertices' arcs; the edge graphs (zero weights, ties between paths) in the first
+ * three; then at full size (16384 vertices at 25%, 12000 at 50%) as planned, on one
+ * block, and one vertex a step. */
+#define NEVER_WIDE "4294967295"
 static void block_kernel_on_tied_graphs(void **state) {
     (void)state;
     static const struct {
-        const char *one_per_step, *no_prefetch, *rows_global;
-    } runs[] = {{"0", "0", "0"}, {"0", "0", "1"}, {"1", "0", "0"}, {"1", "1", "0"}};
+        const char *one_per_step, *no_prefetch, *rows_global, *wide_arcs;
+    } runs[] = {{"0", "0", "0", "1"},
+                {"0", "0", "1", NEVER_WIDE},
+                {"1", "0", "0", NEVER_WIDE},
+                {"1", "1", "0", NEVER_WIDE}};
+    /* the plan: wide steps for a dense graph unless a knob rules them out */
+    struct pb_sssp_butterfly_knobs knobs = {0};
+    struct pb_sssp_butterfly_plan plan;
+    assert_int_equal(pb_sssp_butterfly_plan(16384, 67000000, false, &knobs, &plan), 0);
+    assert_true(plan.single_block && plan.wide_grid > 1 && plan.wide_arcs == 32768);
+    knobs.wide_arcs = UINT32_MAX;
+    assert_int_equal(pb_sssp_butterfly_plan(16384, 67000000, false, &knobs, &plan), 0);
+    assert_true(plan.single_block && plan.wide_grid == 0);
+    knobs = (struct pb_sssp_butterfly_knobs){.one_per_step = true};
+    assert_int_equal(pb_sssp_butterfly_plan(16384, 67000000, false, &knobs, &plan), 0);
+    assert_true(plan.single_block && plan.wide_grid == 0);
     if (!only_butterfly()) return;
     for (size_t i = 0; i < COUNT(runs); i++) {
         setenv("PB_SSSP_ONE_PER_STEP", runs[i].one_per_step, 1);
         setenv("PB_SSSP_NO_PREFETCH", runs[i].no_prefetch, 1);
         setenv("PB_SSSP_ROWS_GLOBAL", runs[i].rows_global, 1);
+        setenv("PB_SSSP_WIDE_ARCS", runs[i].wide_arcs, 1);
         check("random", small ? 150 : 3000, 250, "int", 0);
         check("random", small ? 150 : 3000, 250, "float", 7);
         check("complete", small ? 64 : 1000, 1, "int", 2);
         check("grid", small ? 256 : 4096, 1, "int", 5);
-        if (i == 0 || i == 2) check_edge_graphs();
+        if (i < 3) check_edge_graphs();
     }
     unset_knobs();
     if (small) return;
     only_butterfly();
-    check("random", 16384, 250, "int", 0);
-    check("random", 12000, 500, "int", 3);
-    check("random", 16384, 10, "float", 9);
-    setenv("PB_SSSP_ONE_PER_STEP", "1", 1);
-    check("random", 16384, 250, "int", 0);
+    for (int pass = 0; pass < 3; pass++) {
+        if (pass == 1) setenv("PB_SSSP_WIDE_ARCS", NEVER_WIDE, 1);
+        if (pass == 2) setenv("PB_SSSP_ONE_PER_STEP", "1", 1);
+        check("random", 16384, 250, "int", 0);
+        if (pass == 2) break;
+        check("random", 12000, 500, "int", 3);
+        check("random", 16384, 10, "float", 9);
+    }
     unset_knobs();
 }
 
