@@ -7,6 +7,7 @@ set title 'sssp: graph=random density=500 weights=int source=0' noenhanced
 set xlabel 'vertices' noenhanced
 set ylabel 'speedup over sssp/cpu-heap (from gelem_per_s)' noenhanced
 set logscale x 2
+set logscale y
 set arrow 1 from graph 0, first 1 to graph 1, first 1 nohead dt 2
 set grid
 set key below noenhanced

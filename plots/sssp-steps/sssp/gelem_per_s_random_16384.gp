@@ -7,6 +7,7 @@ set title 'sssp: graph=random vertices=16384 weights=int source=0' noenhanced
 set xlabel 'density' noenhanced
 set ylabel 'Gelem/s' noenhanced
 set logscale x 2
+set logscale y
 set grid
 set key below noenhanced
 set bars small
