@@ -1,9 +1,7 @@
-/* merge/path's 16-lane partition search (algorithms/merge/merge_search.cuh), run on the CPU
- * with the lanes in a loop: on sorted runs with many ties, empty runs and a run of 2^24,
- * every diagonal's split equals a plain binary search's (ties to the left run), the lanes
- * that find the predicate false always form a prefix, and the search ends in at most
- * ceil(log17 of the range) + 1 steps. Also the search for the pair or group that holds a
- * position. */
+/* merge/path's partition searches (algorithms/merge/merge_search.cuh) on the CPU: on
+ * sorted runs with many ties, empty runs and runs of 2^24, every diagonal's split equals
+ * the count of A's keys among the first d outputs of std::stable_merge-like merging (ties
+ * to A). Also the search for the pair or group that holds a position. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -19,50 +17,27 @@ extern "C" {
 
 #include "merge_search.cuh"
 
-using pb::merge::kary_narrow;
-using pb::merge::kary_probe;
-using pb::merge::kary_step;
+using pb::merge::merge_path_split;
 
 using Run = std::vector<uint32_t>;
 
-/* How many of the first d outputs of merging A with B come from A, ties to A. */
-static uint32_t binary_split(const Run &A, const Run &B, uint32_t d) {
-    const uint32_t na = (uint32_t)A.size(), nb = (uint32_t)B.size();
-    uint32_t lo = d > nb ? d - nb : 0, hi = d < na ? d : na;
-    while (lo < hi) {
-        const uint32_t mid = (lo + hi) >> 1;
-        if (B[d - 1 - mid] < A[mid])
-            hi = mid;
+/* Every diagonal's split of merging A with B, from the merge itself: split[d] is how many
+ * of the first d outputs came from A, ties taken from A first. */
+static std::vector<uint32_t> splits_by_merging(const Run &A, const Run &B) {
+    std::vector<uint32_t> split(1, 0);
+    size_t i = 0, j = 0;
+    while (i < A.size() || j < B.size()) {
+        if (j == B.size() || (i < A.size() && A[i] <= B[j]))
+            i++;
         else
-            lo = mid + 1;
+            j++;
+        split.push_back((uint32_t)i);
     }
-    return lo;
+    return split;
 }
 
-/* The same by 16 lanes, as split_kernel's half-warp runs it; *steps counts the rounds. */
-static uint32_t lane_split(const Run &A, const Run &B, uint32_t d, int *steps) {
-    const uint32_t g = 16, na = (uint32_t)A.size(), nb = (uint32_t)B.size();
-    uint32_t lo = d > nb ? d - nb : 0, hi = d < na ? d : na;
-    *steps = 0;
-    while (lo < hi) {
-        const uint32_t step = kary_step(lo, hi, g);
-        uint32_t f = 0;
-        bool held = false;
-        for (uint32_t j = 0; j < g; j++) {
-            const uint64_t i = kary_probe(lo, step, j);
-            const bool holds = i >= hi || B[d - 1 - (uint32_t)i] < A[(uint32_t)i];
-            if (!holds) {
-                assert_false(held); /* false lanes form a prefix */
-                f++;
-            }
-            held = held || holds;
-        }
-        const uint32_t before = hi - lo;
-        kary_narrow(lo, hi, step, f, g);
-        assert_true(hi - lo < before);
-        ++*steps;
-    }
-    return lo;
+static uint32_t split(const Run &A, const Run &B, uint32_t d) {
+    return merge_path_split(A.data(), (uint32_t)A.size(), B.data(), (uint32_t)B.size(), d);
 }
 
 static Run sorted_run(uint32_t n, uint32_t range) {
@@ -80,11 +55,8 @@ static void every_diagonal_of_random_runs(void **state) {
         const uint32_t nb = (uint32_t)rand() % (trial % 5 == 0 ? 3 : 2000);
         const uint32_t range = 1 + (uint32_t)rand() % (trial % 4 == 0 ? 3 : 100000);
         const Run A = sorted_run(na, range), B = sorted_run(nb, range);
-        for (uint32_t d = 0; d <= na + nb; d++) {
-            int steps;
-            assert_int_equal(lane_split(A, B, d, &steps), binary_split(A, B, d));
-            assert_true(steps <= 4); /* ranges up to 2000: ceil(log17 2000) + 1 */
-        }
+        const std::vector<uint32_t> want = splits_by_merging(A, B);
+        for (uint32_t d = 0; d <= na + nb; d++) assert_int_equal(split(A, B, d), want[d]);
     }
 }
 
@@ -96,12 +68,17 @@ static void long_interleaved_runs(void **state) {
         A[i] = 2 * i;
         B[i] = 2 * i + 1;
     }
+    /* the first d outputs alternate A, B, A, ...: ceil(d / 2) from A; then B's rest */
     const uint32_t ds[] = {0, 1, 12345, n, n + 7, 2 * n - 1, 2 * n};
-    for (uint32_t d : ds) {
-        int steps;
-        assert_int_equal(lane_split(A, B, d, &steps), binary_split(A, B, d));
-        assert_true(steps <= 7); /* ceil(log17 2^24) + 1 */
-    }
+    for (uint32_t d : ds) assert_int_equal(split(A, B, d), (d + 1) / 2);
+    /* all of B below all of A: A's keys come only after B's */
+    Run low(n);
+    for (uint32_t i = 0; i < n; i++) low[i] = i;
+    for (auto &x : A) x += n;
+    for (uint32_t d : ds) assert_int_equal(split(A, low, d), d > n ? d - n : 0);
+    /* equal keys: A's first */
+    const Run same_a(n, 5), same_b(n, 5);
+    for (uint32_t d : ds) assert_int_equal(split(same_a, same_b, d), d < n ? d : n);
 }
 
 /* last_at_or_below against std::upper_bound, on starts with runs of equal entries (empty

@@ -11,11 +11,11 @@
  *
  *  1. tiles_kernel (one block): how many tiles of kSize outputs each pair has, scanned,
  *     so that tile t knows its pair.
- *  2. split_kernel: one warp per tile finds where the tile starts and ends in its pair's
- *     two runs: 16-way searches along the tile's two diagonals (merge path), ties to the
+ *  2. split_kernel: one thread per tile finds where the tile starts in its pair's two
+ *     runs: a binary search along the tile's first diagonal (merge path), ties to the
  *     left run, which is what keeps the merge stable (the left run holds the lower lists).
  *     Exact, so every tile is full but a pair's last. It leaves the tile a 16-byte
- *     descriptor, so that a merge block waits on one load before its keys'.
+ *     descriptor; a merge block reads its own and the next one's, independent loads.
  *  3. merge_kernel: one block per tile loads the tile's two stretches striped (each
  *     thread's loads independent, so they overlap), merges them in shared memory (each
  *     thread finds its first output by merge path, then merges kItems serially), and
@@ -34,6 +34,7 @@
 #include <cub/block/block_scan.cuh>
 #include <cub/device/device_radix_sort.cuh>
 
+#include "async_copy.cuh"
 #include "merge_gpu.h"
 #include "merge_keys.cuh"
 #include "merge_search.cuh"
@@ -43,16 +44,13 @@
 namespace pb_merge_path {
 namespace {
 
-using pb::merge::kary_narrow;
-using pb::merge::kary_probe;
-using pb::merge::kary_step;
 using pb::merge::kTileThreads;
 using pb::merge::last_at_or_below;
+using pb::merge::merge_path_split;
 using pb::merge::merge_tile;
 using pb::merge::ordered_bits;
 using pb::merge::Tile;
 
-constexpr unsigned FULL = 0xffffffffu;
 constexpr int kThreads = kTileThreads;    /* merge blocks */
 constexpr int kPlanThreads = 1024;        /* the one tiles_kernel block */
 constexpr uint32_t kMaxRoundLists = 4096; /* 12 rounds */
@@ -96,51 +94,39 @@ __global__ void __launch_bounds__(kPlanThreads)
     if (threadIdx.x == 0) tile_start[pairs] = total;
 }
 
-/* A tile's descriptor, what merge_kernel's block t needs in one 16-byte load (a chain of
- * dependent loads before the keys' would stall every block), as a uint4: x where its
- * stretch of the left run starts, y where its stretch of the right run starts, z where its
- * output starts, w the left stretch's length << 16 | the tile's (0: no tile). */
+/* A tile's descriptor, as a uint4: x where its stretch of the left run starts, y where its
+ * stretch of the right run starts, z where its output starts, w its length D (0: no tile)
+ * with kLastInPair set for its pair's last tile. A tile ends where the next one starts, so
+ * each boundary is searched once: the last tile of a pair ends at the pair's end, its left
+ * stretch then y - z keys long (the left run's rest). */
+constexpr uint32_t kLastInPair = 1u << 31;
 
-/* desc[t] for t < max_tiles, a warp a tile: half-warp h finds where diagonal h (the tile's
- * start, its end) crosses the pair's runs (merge path: how many of the first d outputs come
- * from the left run, ties to it), 16 probes a step, so about log17 of a run's length
- * dependent loads (7 at 2^27) instead of log2 (27). one_pair_tiles: the round's only
- * pair's tile count (no tile_start then), else 0. */
+/* desc[t] for t < max_tiles, a thread a tile: a binary search for where the tile's first
+ * diagonal d crosses the pair's runs (merge_path_split). At k = 2 and 2^27 keys on the
+ * H200 it takes 26 us; a 16-way search (7 steps, a half-warp a diagonal) took 57, DRAM 59%
+ * busy with its 144 segments a search. one_pair_tiles: the round's only pair's tile count
+ * (no tile_start then), else 0. */
 template <class K>
 __global__ void __launch_bounds__(256)
     split_kernel(const K *__restrict__ keys, const uint64_t *__restrict__ offsets, uint32_t k,
                  int r, uint32_t pairs, const uint32_t *__restrict__ tile_start,
                  uint32_t one_pair_tiles, uint32_t max_tiles, uint4 *__restrict__ desc) {
-    constexpr uint32_t kLanes = 16;
-    const uint32_t t = (blockIdx.x * blockDim.x + threadIdx.x) >> 5;
-    const uint32_t lane = threadIdx.x & 31, half = lane >> 4, j = lane & 15;
-    if (t >= max_tiles) return; /* the whole warp */
+    const uint32_t t = blockIdx.x * blockDim.x + threadIdx.x;
+    if (t >= max_tiles) return;
     const uint32_t total = one_pair_tiles ? one_pair_tiles : tile_start[pairs];
     if (t >= total) {
-        if (lane == 0) desc[t] = make_uint4(0, 0, 0, 0);
+        desc[t] = make_uint4(0, 0, 0, 0);
         return;
     }
     const uint32_t q = one_pair_tiles ? 0 : last_at_or_below(tile_start, pairs, t); /* its pair */
     const uint32_t first = one_pair_tiles ? 0 : tile_start[q];
     const Pair p = pair_of(offsets, k, r, q);
     const uint32_t na = p.a1 - p.a0, nb = p.b1 - p.a1;
-    const uint32_t d0 = (t - first) * Tile<K>::kSize;
-    const uint32_t D = na + nb - d0 < Tile<K>::kSize ? na + nb - d0 : Tile<K>::kSize;
-    const K *A = keys + p.a0, *B = keys + p.a1;
-    const uint32_t d = half ? d0 + D : d0;
-    uint32_t lo = d > nb ? d - nb : 0, hi = d < na ? d : na;
-    const unsigned mask = 0xffffu << (half * 16);
-    while (__any_sync(FULL, lo < hi)) {
-        const bool open = lo < hi;
-        const uint32_t step = open ? kary_step(lo, hi, kLanes) : 0;
-        const uint64_t i = kary_probe(lo, step, j);
-        const bool holds = !open || i >= hi || B[d - 1 - (uint32_t)i] < A[(uint32_t)i];
-        const uint32_t f = (uint32_t)__popc(__ballot_sync(FULL, !holds) & mask);
-        if (open) kary_narrow(lo, hi, step, f, kLanes);
-    }
-    const uint32_t end = __shfl_sync(FULL, lo, 16);
-    if (lane == 0)
-        desc[t] = make_uint4(p.a0 + lo, p.a1 + (d0 - lo), p.a0 + d0, (end - lo) << 16 | D);
+    const uint32_t d = (t - first) * Tile<K>::kSize;
+    const uint32_t D = min(na + nb - d, Tile<K>::kSize);
+    const uint32_t lo = merge_path_split(keys + p.a0, na, keys + p.a1, nb, d);
+    desc[t] =
+        make_uint4(p.a0 + lo, p.a1 + (d - lo), p.a0 + d, D | (d + D == na + nb ? kLastInPair : 0));
 }
 
 /* Block t merges tile t, as desc[t] says. */
@@ -154,21 +140,25 @@ __global__ void __launch_bounds__(kThreads, pb::merge::tile_blocks<K>(kPairs))
     extern __shared__ __align__(16) unsigned char dyn[];
     __shared__ uint16_t seg_off[3];
     const uint4 w = desc[blockIdx.x];
-    const uint32_t D = w.w & 0xffffu, la = w.w >> 16;
+    const uint32_t D = w.w & ~kLastInPair;
     if (D == 0) return;
+    const uint32_t la = w.w & kLastInPair ? w.y - w.z : desc[blockIdx.x + 1].x - w.x;
     K *sk = reinterpret_cast<K *>(dyn);
     uint32_t *sv = reinterpret_cast<uint32_t *>(dyn + pb::merge::tile_key_bytes<K>());
     const int th = threadIdx.x;
-    /* Straight into shared memory: registers kept for four blocks an SM. */
+    /* Straight into shared memory by cp.async: every copy in flight at once, no registers
+     * held (four blocks an SM leave 32 a thread). */
 #pragma unroll
     for (int j = 0; j < I; j++) {
         const uint32_t o = (uint32_t)(th + j * kThreads);
         if (o < D) {
             const uint32_t src = o < la ? w.x + o : w.y + (o - la);
-            sk[o] = keys[src];
-            if (kPairs) sv[o] = values[src];
+            pb::copy_async<sizeof(K)>(sk + o, keys + src);
+            if (kPairs) pb::copy_async<4>(sv + o, values + src);
         }
     }
+    pb::commit_async();
+    pb::wait_async_all();
     const int S = la > 0 && la < D ? 2 : 1; /* one non-empty stretch: nothing to merge */
     if (th == 0) {
         seg_off[0] = 0;
@@ -363,7 +353,7 @@ cudaError_t run_rounds(const pb_merge_args *a, const Plan &p, const Scratch &s, 
         if (!one)
             tiles_kernel<K>
                 <<<1, kPlanThreads, 0, stream>>>(a->offsets, a->k, r, pairs_r, s.tile_start);
-        split_kernel<K><<<(unsigned)(((uint64_t)p.max_tiles * 32 + 255) / 256), 256, 0, stream>>>(
+        split_kernel<K><<<(p.max_tiles + 255) / 256, 256, 0, stream>>>(
             src, a->offsets, a->k, r, pairs_r, s.tile_start, one, p.max_tiles, s.desc);
         if (pairs)
             merge_kernel<K, true>

@@ -1,4 +1,4 @@
-/* The searches merge/path's partitions run (merge_path.cu, multiway.cuh), host and device,
+/* The searches merge/path's partitions run (merge_path.cu, merge_tile.cuh), host and device,
  * so that tests/test_merge_search.cu can check them on the CPU. */
 #pragma once
 
@@ -8,21 +8,22 @@
 
 namespace pb::merge {
 
-/* A search by g lanes for the first position in [lo, hi] where a monotone predicate holds
- * (hi itself counting as holding): lane j tests lo + (j + 1) * step - 1, positions from hi
- * on count as holding, and f, the number of lanes that found it false (a prefix), narrows
- * the range to one step. */
-__host__ __device__ inline uint32_t kary_step(uint32_t lo, uint32_t hi, uint32_t g) {
-    return (uint32_t)(((uint64_t)hi - lo + g) / (g + 1));
-}
-__host__ __device__ inline uint64_t kary_probe(uint32_t lo, uint32_t step, uint32_t j) {
-    return (uint64_t)lo + (uint64_t)(j + 1) * step - 1;
-}
-__host__ __device__ inline void kary_narrow(uint32_t &lo, uint32_t &hi, uint32_t step, uint32_t f,
-                                            uint32_t g) {
-    const uint64_t top = (uint64_t)lo + (uint64_t)(f + 1) * step - 1;
-    if (f < g && top < hi) hi = (uint32_t)top;
-    lo += f * step;
+/* Merge path: how many of the first d outputs of the stable merge of A (na keys) with B
+ * (nb keys) come from A, ties to A. A binary search along diagonal d, one probe a step:
+ * split_kernel's tile starts and every thread's start in merge_items. (A 16-lane search, 7
+ * steps at 2^27 keys instead of 27, read 3 times the memory and was slower on the H200.)
+ * I: the index type (int in a tile, where it saved registers). */
+template <class K, class I = uint32_t>
+__host__ __device__ inline I merge_path_split(const K *A, I na, const K *B, I nb, I d) {
+    I lo = d > nb ? d - nb : 0, hi = d < na ? d : na;
+    while (lo < hi) {
+        const I mid = lo + ((hi - lo) >> 1);
+        if (B[d - 1 - mid] < A[mid])
+            hi = mid;
+        else
+            lo = mid + 1;
+    }
+    return lo;
 }
 
 using pb::last_at_or_below;

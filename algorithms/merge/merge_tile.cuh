@@ -7,6 +7,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "merge_search.cuh"
+
 namespace pb::merge {
 
 /* #pragma unroll in code the host compiler sees too */
@@ -86,14 +88,7 @@ __host__ __device__ inline void merge_items(const K *sk, const uint32_t *sv_in, 
     int a1 = seg_off[(q << r) + half < S ? (q << r) + half : S];
     int b1 = seg_off[(q << r) + full < S ? (q << r) + full : S];
     const int d = o - a0;
-    int ilo = d - (b1 - a1) > 0 ? d - (b1 - a1) : 0, ihi = d < a1 - a0 ? d : a1 - a0;
-    while (ilo < ihi) { /* merge path: how many of the first d come from the left run */
-        const int mid = (ilo + ihi) >> 1;
-        if (sk[a1 + d - 1 - mid] < sk[a0 + mid])
-            ihi = mid;
-        else
-            ilo = mid + 1;
-    }
+    const int ilo = merge_path_split(sk + a0, a1 - a0, sk + a1, b1 - a1, d);
     int ap = a0 + ilo, bp = a1 + d - ilo;
     K ka = sk[ap], kb = sk[bp];
     if (o + I <= b1) { /* all in this pair (b1 <= D) */
