@@ -32,6 +32,7 @@ static void reads_a_good_file(void **state) {
     assert_memory_equal(g.col, col, sizeof col);
     assert_memory_equal(g.w, w, sizeof w);
     assert_int_equal(g.max_w, 7);
+    assert_int_equal(pb_sssp_max_degree(&g), 2); /* vertex 0's two arcs */
     pb_sssp_graph_free(&g);
     assert_int_equal(pb_gr_peek_vertices("data/sssp/good.gr"), 4);
 }

@@ -390,16 +390,19 @@ struct FitCluster {
  * and the row offsets, else the smallest that holds the distances. Otherwise, or above
  * block_max_vertices, the cooperative grid. */
 struct Planner {
-    uint32_t n, m;
+    uint32_t n, max_degree;
     const struct pb_sssp_butterfly_knobs *knobs;
     struct pb_sssp_butterfly_plan *plan;
     /* The one-block kernel as a cooperative grid of one block an SM, for wide steps:
-     * when a step can have wide_arcs arcs (the graph has that many) and ties are settled
-     * together. Scratch: the predecessor keys, the handshake, the distances, the list. */
+     * when a step can have wide_arcs arcs (a list holds up to kListCapacity vertices of at
+     * most max_degree arcs; grids and road graphs cannot, and keep their SMs free) and
+     * ties are settled together. Scratch: the predecessor keys, the handshake, the
+     * distances, the list. */
     template <class Kernel> int plan_wide(Kernel kernel, int device, int sms) const {
         const uint32_t arcs = knobs->wide_arcs ? knobs->wide_arcs : kWideArcs;
         int cooperative = 0, per_sm = 0;
-        if (knobs->one_per_step || m < arcs || sms < 2) return (int)cudaSuccess;
+        const uint64_t most = (uint64_t)std::min(n, (uint32_t)kListCapacity) * max_degree;
+        if (knobs->one_per_step || most < arcs || sms < 2) return (int)cudaSuccess;
         cudaError_t e = cudaDeviceGetAttribute(&cooperative, cudaDevAttrCooperativeLaunch, device);
         if (e == cudaSuccess)
             e = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, kBlockThreads,
@@ -548,10 +551,10 @@ struct Launcher {
 } // namespace
 } // namespace pb_sssp
 
-extern "C" int pb_sssp_butterfly_plan(uint32_t n, uint32_t m, bool is_float,
+extern "C" int pb_sssp_butterfly_plan(uint32_t n, uint32_t max_degree, bool is_float,
                                       const struct pb_sssp_butterfly_knobs *knobs,
                                       struct pb_sssp_butterfly_plan *plan) {
-    return pb_sssp::with_dist(is_float, pb_sssp::Planner{n, m, knobs, plan});
+    return pb_sssp::with_dist(is_float, pb_sssp::Planner{n, max_degree, knobs, plan});
 }
 
 extern "C" int pb_sssp_butterfly_launch(const struct pb_sssp_device_graph *g, bool is_float,

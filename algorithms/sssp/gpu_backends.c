@@ -60,9 +60,10 @@ static int gpu_prepare(struct pb_run *r, enum gpu_kind kind) {
         char what[96];
         snprintf(what, sizeof what, knobs.cluster ? "plan (PB_SSSP_CLUSTER=%u)" : "plan",
                  knobs.cluster);
-        if (pb_run_cuda_failed(
-                r, pb_sssp_butterfly_plan(n, x->graph.m, x->graph.is_float, &knobs, &s->butterfly),
-                what))
+        if (pb_run_cuda_failed(r,
+                               pb_sssp_butterfly_plan(n, pb_sssp_max_degree(&x->graph),
+                                                      x->graph.is_float, &knobs, &s->butterfly),
+                               what))
             return -1;
         scratch = s->butterfly.scratch_bytes;
         break;

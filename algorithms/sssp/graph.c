@@ -58,6 +58,13 @@ void pb_sssp_graph_to_float(struct pb_sssp_graph *g) {
     g->is_float = true;
 }
 
+uint32_t pb_sssp_max_degree(const struct pb_sssp_graph *g) {
+    uint32_t most = 0;
+    for (uint32_t v = 0; v < g->n; v++)
+        if (g->row[v + 1] - g->row[v] > most) most = g->row[v + 1] - g->row[v];
+    return most;
+}
+
 #ifndef PB_SOURCE_ROOT
 #define PB_SOURCE_ROOT "."
 #endif

@@ -60,6 +60,8 @@ int pb_sssp_graph_from_arcs(uint32_t n, uint32_t m, const uint32_t *src, const u
                             size_t err_len);
 /* Integer weights to float weights (exact below 2^24), in place. */
 void pb_sssp_graph_to_float(struct pb_sssp_graph *g);
+/* The most out-arcs of any vertex. */
+uint32_t pb_sssp_max_degree(const struct pb_sssp_graph *g);
 
 /* ---- DIMACS .gr files (9th DIMACS Implementation Challenge) ----------------- */
 /* Reads `c` comments, one `p sp V E` header, then E lines `a u v w` (1-based ids, integer
@@ -121,7 +123,7 @@ struct pb_sssp_gpu_out {
  * one_per_step makes the one-block kernel settle u alone in a step, as the seed does, not
  * every vertex tied with it (PB_SSSP_ONE_PER_STEP); wide_arcs is the arc count from which
  * a step of the one-block kernel is relaxed by every SM (0: the default, 32768; a count
- * above the graph's arcs: never; PB_SSSP_WIDE_ARCS). */
+ * no step reaches, such as 4294967295: never; PB_SSSP_WIDE_ARCS). */
 struct pb_sssp_butterfly_knobs {
     uint32_t block_max_vertices;
     uint32_t cluster;
@@ -145,7 +147,7 @@ struct pb_sssp_butterfly_plan {
 };
 /* A cluster the knob forces but that cannot hold the graph or be resident:
  * cudaErrorInvalidClusterSize. */
-int pb_sssp_butterfly_plan(uint32_t n, uint32_t m, bool is_float,
+int pb_sssp_butterfly_plan(uint32_t n, uint32_t max_degree, bool is_float,
                            const struct pb_sssp_butterfly_knobs *knobs,
                            struct pb_sssp_butterfly_plan *plan);
 int pb_sssp_butterfly_launch(const struct pb_sssp_device_graph *g, bool is_float, uint32_t source,

@@ -196,16 +196,19 @@ static void block_kernel_on_tied_graphs(void **state) {
                 {"0", "0", "1", NEVER_WIDE},
                 {"1", "0", "0", NEVER_WIDE},
                 {"1", "1", "0", NEVER_WIDE}};
-    /* the plan: wide steps for a dense graph unless a knob rules them out */
+    /* the plan: wide steps where a step's list can hold 32768 arcs (16384 vertices of up
+     * to 4096 arcs), unless a knob rules them out; never on a grid (4 arcs a vertex) */
     struct pb_sssp_butterfly_knobs knobs = {0};
     struct pb_sssp_butterfly_plan plan;
-    assert_int_equal(pb_sssp_butterfly_plan(16384, 67000000, false, &knobs, &plan), 0);
+    assert_int_equal(pb_sssp_butterfly_plan(16384, 4096, false, &knobs, &plan), 0);
     assert_true(plan.single_block && plan.wide_grid > 1 && plan.wide_arcs == 32768);
+    assert_int_equal(pb_sssp_butterfly_plan(16384, 4, false, &knobs, &plan), 0);
+    assert_true(plan.single_block && plan.wide_grid == 0);
     knobs.wide_arcs = UINT32_MAX;
-    assert_int_equal(pb_sssp_butterfly_plan(16384, 67000000, false, &knobs, &plan), 0);
+    assert_int_equal(pb_sssp_butterfly_plan(16384, 4096, false, &knobs, &plan), 0);
     assert_true(plan.single_block && plan.wide_grid == 0);
     knobs = (struct pb_sssp_butterfly_knobs){.one_per_step = true};
-    assert_int_equal(pb_sssp_butterfly_plan(16384, 67000000, false, &knobs, &plan), 0);
+    assert_int_equal(pb_sssp_butterfly_plan(16384, 4096, false, &knobs, &plan), 0);
     assert_true(plan.single_block && plan.wide_grid == 0);
     if (!only_butterfly()) return;
     for (size_t i = 0; i < COUNT(runs); i++) {
