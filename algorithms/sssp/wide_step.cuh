@@ -1,15 +1,16 @@
 /* Wide steps of dijkstra-butterfly's one-block kernel: a step whose settled list holds
- * many arcs (dense graphs settle thousands of tied vertices at once) is relaxed by every
+ * many arcs (dense graphs settle up to 1024 tied vertices at once) is relaxed by every
  * SM, not by block 0's one SM alone.
  *
  * The kernel then runs as a cooperative grid of one block an SM. Block 0 runs the loop
  * as before; the other blocks wait on a generation counter (acquire). For a wide step,
  * block 0 copies its distances and the step's list to global memory, publishes the step
  * (release), waits until every other block has counted itself done, and takes the
- * lowered distances back into shared memory. Every warp of the other blocks relaxes one contiguous
- * slice of the list's flattened arcs into the global distances (atomicMin at the L2), and lowers
- * the predecessor keys as block 0 does. A 16384-vertex graph at 25% settles in 10 steps, five of
- * them of millions of arcs: on one SM those arcs were the whole solve (3.3 G arcs/s). */
+ * lowered distances back into shared memory. Every warp of the other blocks relaxes one
+ * contiguous slice of the list's flattened arcs into the global distances (atomicMin at
+ * the L2), and lowers the predecessor keys as block 0 does. A 16384-vertex graph at 25%
+ * has 10 distinct distances and 67 million arcs, nearly all in steps of hundreds of
+ * vertices: on one SM those arcs were the whole solve (3.3 G arcs/s). */
 #pragma once
 
 #include <cuda/atomic>
@@ -31,7 +32,8 @@ struct alignas(128) WideControl {
     alignas(128) uint32_t done; /* other blocks' finished shares, over all wide steps */
 };
 
-/* Where a wide step's data lives: the distances, the list (n entries each), the keys. */
+/* Where a wide step's data lives: the n distances, the list (kListCapacity entries), the
+ * predecessor keys. */
 struct WideArgs {
     WideControl *control; /* nullptr: the one-block kernel runs alone */
     uint32_t *dist;
