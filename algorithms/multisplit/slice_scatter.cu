@@ -36,6 +36,9 @@ constexpr uint32_t kSinglePassMaxBins = 512;
  * pass 68.3 / 45.4 / 36.4 Gelem/s at 128 / 256 / 361 bins, two passes 62.8 / 62.4 / 62.2. */
 constexpr uint32_t kPairsSinglePassMaxBins = 128;
 constexpr int kStages = 2;
+/* The fewest keys a count piece takes when a slice is cut in several (two rounds of a
+ * count block's loads). */
+constexpr uint64_t kCountMinKeys = 8192;
 
 /* Keys per thread: a tile of 16 KB of keys, 8 KB with values (whose ring and staging
  * double the shared memory), so that three blocks fit an SM at a few hundred digits. */
@@ -354,6 +357,10 @@ template <class T, class Digit, bool kPairs> Plan make_plan(const pb_multisplit_
         (uint64_t)sms * resident_blocks(piece_count_kernel<T, Digit>, kCountThreads,
                                         (size_t)p.copies * p.max_digits * 4);
     p.split = (uint32_t)((count_resident + p.slices - 1) / p.slices);
+    /* but at least kCountMinKeys keys a piece: each piece also clears, flushes and scans
+     * its digits' counters, which at 2^20 keys and hundreds of digits outweighed its keys */
+    const uint64_t most = p.span / kCountMinKeys;
+    if (p.split > most) p.split = most > 1 ? (uint32_t)most : 1;
     p.part_span = (p.span / p.split + 1023) / 1024 * 1024;
     const int count = (int)(p.max_digits * p.pieces());
     cub::DeviceScan::ExclusiveSum(nullptr, p.scan_temp_bytes, (uint32_t *)nullptr,
