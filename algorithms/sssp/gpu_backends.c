@@ -74,9 +74,10 @@ static int gpu_prepare(struct pb_run *r, enum gpu_kind kind) {
         scratch = s->frontier.scratch_bytes;
         break;
     case KIND_CUB:
-        return pb_run_cuda_failed(
-            r, pb_sssp_cub_create(&x->device, x->graph.is_float, s->out, r->stream, &s->cub),
-            "CUB plan and graph capture");
+        return pb_run_cuda_failed(r,
+                                  pb_sssp_cub_create(&x->device, pb_sssp_max_degree(&x->graph),
+                                                     x->graph.is_float, s->out, r->stream, &s->cub),
+                                  "CUB plan and graph capture");
     }
     if (scratch && pb_run_cuda_failed(r, cudaMalloc(&s->scratch, scratch), "cudaMalloc scratch"))
         return -1;

@@ -154,9 +154,10 @@ int pb_sssp_butterfly_launch(const struct pb_sssp_device_graph *g, bool is_float
                              const struct pb_sssp_butterfly_plan *plan, void *scratch,
                              struct pb_sssp_gpu_out out, cudaStream_t stream);
 
-/* dijkstra-cub: argmin with CUB, steps captured in a CUDA graph. */
+/* dijkstra-cub: argmin with CUB, steps captured in a CUDA graph; max_degree sizes the
+ * relax grid (pb_sssp_max_degree of the host graph). */
 struct pb_sssp_cub_state;
-int pb_sssp_cub_create(const struct pb_sssp_device_graph *g, bool is_float,
+int pb_sssp_cub_create(const struct pb_sssp_device_graph *g, uint32_t max_degree, bool is_float,
                        struct pb_sssp_gpu_out out, cudaStream_t stream,
                        struct pb_sssp_cub_state **state);
 int pb_sssp_cub_launch(struct pb_sssp_cub_state *s, uint32_t source, cudaStream_t stream);

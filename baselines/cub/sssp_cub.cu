@@ -80,8 +80,8 @@ extern "C" void pb_sssp_cub_destroy(struct pb_sssp_cub_state *s) {
     free(s);
 }
 
-extern "C" int pb_sssp_cub_create(const struct pb_sssp_device_graph *g, bool is_float,
-                                  struct pb_sssp_gpu_out out, cudaStream_t stream,
+extern "C" int pb_sssp_cub_create(const struct pb_sssp_device_graph *g, uint32_t max_degree,
+                                  bool is_float, struct pb_sssp_gpu_out out, cudaStream_t stream,
                                   struct pb_sssp_cub_state **state) {
     pb_sssp_cub_state *s = (pb_sssp_cub_state *)calloc(1, sizeof *s);
     *state = s;
@@ -93,14 +93,6 @@ extern "C" int pb_sssp_cub_create(const struct pb_sssp_device_graph *g, bool is_
     cudaError_t e = cudaGetDevice(&device);
     if (e == cudaSuccess) e = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device);
     /* Enough blocks for the largest out-degree, at most a few per SM. */
-    uint32_t *row = (uint32_t *)malloc(((size_t)g->n + 1) * 4);
-    if (!row) return (int)cudaErrorMemoryAllocation;
-    if (e == cudaSuccess)
-        e = cudaMemcpy(row, g->row, ((size_t)g->n + 1) * 4, cudaMemcpyDeviceToHost);
-    uint32_t max_degree = 0;
-    for (uint32_t v = 0; e == cudaSuccess && v < g->n; v++)
-        if (row[v + 1] - row[v] > max_degree) max_degree = row[v + 1] - row[v];
-    free(row);
     uint32_t blocks = (max_degree + kThreads - 1) / kThreads;
     s->relax_grid = (int)(blocks < 1 ? 1 : blocks > (uint32_t)sms * 4 ? (uint32_t)sms * 4 : blocks);
     if (e == cudaSuccess) e = cudaMalloc(&s->key, (size_t)g->n * 4);
