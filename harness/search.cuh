@@ -1,5 +1,6 @@
-/* A binary search that host and device code share (merge/path's partitions, the sssp
- * one-block kernel's settled list), so that tests/test_merge_search.cu checks it on the CPU. */
+/* Searches that host and device code share (merge/path's partitions, the sssp one-block
+ * kernel's settled list, multisplit's bin offsets), so that tests/test_merge_search.cu
+ * checks them on the CPU. */
 #pragma once
 
 #include <stdint.h>
@@ -19,6 +20,23 @@ __host__ __device__ inline uint32_t last_at_or_below(const uint32_t *a, uint32_t
             hi = mid - 1;
     }
     return lo;
+}
+
+/* A search by g lanes for the first position in [lo, hi] where a monotone predicate holds
+ * (hi itself counting as holding): lane j tests kary_probe(lo, step, j), positions from hi
+ * on count as holding, and f, the number of lanes that found it false (a prefix), narrows
+ * the range to less than one step: ceil(log(g + 1) of the range) rounds. */
+__host__ __device__ inline uint64_t kary_step(uint64_t lo, uint64_t hi, uint32_t g) {
+    return (hi - lo + g) / (g + 1);
+}
+__host__ __device__ inline uint64_t kary_probe(uint64_t lo, uint64_t step, uint32_t j) {
+    return lo + (uint64_t)(j + 1) * step - 1;
+}
+__host__ __device__ inline void kary_narrow(uint64_t &lo, uint64_t &hi, uint64_t step, uint32_t f,
+                                            uint32_t g) {
+    const uint64_t top = lo + (uint64_t)(f + 1) * step - 1;
+    if (f < g && top < hi) hi = top;
+    lo += f * step;
 }
 
 } // namespace pb

@@ -1,7 +1,8 @@
 /* merge/path's partition searches (algorithms/merge/merge_search.cuh) on the CPU: on
  * sorted runs with many ties, empty runs and runs of 2^24, every diagonal's split equals
  * the count of A's keys among the first d outputs of std::stable_merge-like merging (ties
- * to A). Also the search for the pair or group that holds a position. */
+ * to A). Also the search for the pair or group that holds a position, and the g-lane
+ * search multisplit's bin offsets run. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -81,6 +82,51 @@ static void long_interleaved_runs(void **state) {
     for (uint32_t d : ds) assert_int_equal(split(same_a, same_b, d), d < n ? d : n);
 }
 
+/* The g-lane search (pb::kary_*), its lanes in a loop, as multisplit's bin offsets run it
+ * with g = 32 and 1: on sorted keys with runs of equal keys, for every target from below
+ * the least to past the greatest, the lanes that find "key < target" form a prefix, every
+ * round narrows the range, the rounds are at most ceil(log(g + 1) (n + 1)) and the answer
+ * is std::lower_bound's. */
+static void kary_search_is_lower_bound(void **state) {
+    (void)state;
+    srand(11);
+    const uint32_t lanes[] = {1, 2, 16, 32};
+    for (int trial = 0; trial < 300; trial++) {
+        const Run keys = sorted_run((uint32_t)rand() % (trial % 7 == 0 ? 4 : 3000),
+                                    1 + (uint32_t)rand() % (trial % 3 == 0 ? 5 : 5000));
+        const uint64_t n = keys.size();
+        for (uint32_t g : lanes) {
+            int bound = 0; /* ceil(log(g + 1) (n + 1)) */
+            for (uint64_t reach = 1; reach < n + 1; reach *= g + 1) bound++;
+            for (uint32_t target = 0; target <= (keys.empty() ? 1 : keys.back() + 1); target++) {
+                uint64_t lo = 0, hi = n;
+                int rounds = 0;
+                while (lo < hi) {
+                    const uint64_t step = pb::kary_step(lo, hi, g);
+                    uint32_t f = 0;
+                    bool held = false;
+                    for (uint32_t j = 0; j < g; j++) {
+                        const uint64_t i = pb::kary_probe(lo, step, j);
+                        const bool below = i < hi && keys[i] < target;
+                        if (below) {
+                            assert_false(held); /* the lanes below form a prefix */
+                            f++;
+                        }
+                        held = held || !below;
+                    }
+                    const uint64_t before = hi - lo;
+                    pb::kary_narrow(lo, hi, step, f, g);
+                    assert_true(hi - lo < before);
+                    rounds++;
+                }
+                assert_true(rounds <= bound);
+                assert_int_equal(lo,
+                                 std::lower_bound(keys.begin(), keys.end(), target) - keys.begin());
+            }
+        }
+    }
+}
+
 /* last_at_or_below against std::upper_bound, on starts with runs of equal entries (empty
  * pairs or groups), for every x from the first start to past the last. */
 static void last_start_at_or_below(void **state) {
@@ -107,6 +153,7 @@ int main(void) {
         cmocka_unit_test(every_diagonal_of_random_runs),
         cmocka_unit_test(long_interleaved_runs),
         cmocka_unit_test(last_start_at_or_below),
+        cmocka_unit_test(kary_search_is_lower_bound),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -22,6 +22,7 @@
 #include <cub/device/device_scan.cuh>
 
 #include "async_copy.cuh"
+#include "search.cuh"
 #include "slice_count.cuh"
 
 namespace pb_ms {
@@ -271,8 +272,8 @@ __global__ void __launch_bounds__(kThreads, sizeof(T) == 4 ? 3 : 2)
 }
 
 /* offsets[b] = first position of bin b in the bin-sorted keys (n when none follows): G
- * lanes a bin, G probes a round, ceil(log(G+1) n) dependent loads. The probes below bin b
- * form a prefix (the keys are sorted by bin). */
+ * lanes a bin search for the first key not below bin b (pb::kary_step, ceil(log(G+1) n)
+ * dependent loads); the probes below it form a prefix, the keys being sorted by bin. */
 template <class T, int G>
 __global__ void bin_offsets_kernel(const T *__restrict__ sorted, uint64_t n, pb_bucket bucket,
                                    uint32_t *__restrict__ offsets) {
@@ -283,13 +284,11 @@ __global__ void bin_offsets_kernel(const T *__restrict__ sorted, uint64_t n, pb_
     uint64_t lo = 0, hi = b < bucket.bins ? n : 0;         /* the answer is in [lo, hi] */
     while (__any_sync(0xffffffffu, lo < hi)) {
         const bool open = lo < hi;
-        const uint64_t step = (hi - lo + G) / (G + 1);
-        const uint64_t i = lo + (j + 1) * step - 1;
+        const uint64_t step = open ? pb::kary_step(lo, hi, G) : 0;
+        const uint64_t i = pb::kary_probe(lo, step, j);
         const bool below = open && i < hi && bin_of(bucket, sorted[i]) < b;
         const uint32_t f = (uint32_t)__popc(__ballot_sync(0xffffffffu, below) & group);
-        if (!open) continue;
-        if (f < G && lo + (f + 1) * step - 1 < hi) hi = lo + (f + 1) * step - 1;
-        lo += f * step;
+        if (open) pb::kary_narrow(lo, hi, step, f, G);
     }
     if (j == 0 && b < bucket.bins) offsets[b] = (uint32_t)lo;
 }
