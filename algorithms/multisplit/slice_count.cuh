@@ -9,6 +9,8 @@
 
 #include <string.h>
 
+#include <type_traits>
+
 #include "slice_digit.cuh"
 
 namespace pb_ms {
@@ -39,14 +41,16 @@ __global__ void __launch_bounds__(kCountThreads)
     const uint64_t slice_end = min(slice_begin + span, n);
     const uint64_t begin = min(slice_begin + (blockIdx.x % split) * part_span, slice_end);
     const uint64_t end = min(begin + part_span, slice_end);
-    for (uint64_t base = begin + warp * kWarpStep; base < end; base += kCountWarps * kWarpStep) {
+    /* full: the warp's whole stretch is inside the piece, so no key needs a bounds check
+     * (every stretch but a piece's last; the checks cost a third of the kernel's work) */
+    auto count_stretch = [&](uint64_t base, auto full) {
         T k[kVecs][kVecKeys];
         uint32_t have[kVecs];
 #pragma unroll
         for (int v = 0; v < kVecs; v++) {
             /* vector v of lane l: keys [base + (v * 32 + l) * kVecKeys, ...) */
             const uint64_t first = base + (uint64_t)(v * 32 + lane) * kVecKeys;
-            if (first + kVecKeys <= end) {
+            if (full.value || first + kVecKeys <= end) {
                 const uint4 raw = *reinterpret_cast<const uint4 *>(keys + first);
                 memcpy(k[v], &raw, sizeof raw);
                 have[v] = kVecKeys;
@@ -62,7 +66,7 @@ __global__ void __launch_bounds__(kCountThreads)
         for (int v = 0; v < kVecs; v++) {
 #pragma unroll
             for (int u = 0; u < kVecKeys; u++) {
-                if (u >= (int)have[v]) continue;
+                if (!full.value && u >= (int)have[v]) continue;
                 const uint32_t d = digit(k[v][u]);
                 if (run && d != run_digit) {
                     atomicAdd(&mine[run_digit], run);
@@ -73,6 +77,12 @@ __global__ void __launch_bounds__(kCountThreads)
             }
         }
         if (run) atomicAdd(&mine[run_digit], run);
+    };
+    for (uint64_t base = begin + warp * kWarpStep; base < end; base += kCountWarps * kWarpStep) {
+        if (base + kWarpStep <= end)
+            count_stretch(base, std::true_type{});
+        else
+            count_stretch(base, std::false_type{});
     }
     __syncthreads();
     for (uint32_t d = threadIdx.x; d < digits; d += kCountThreads) {

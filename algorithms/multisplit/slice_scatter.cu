@@ -7,8 +7,8 @@
  *   2. cub::DeviceScan over the digit-major counts: where slice s's keys of digit d start;
  *   3. slice_scatter_kernel walks its slice in tiles of 16 KB. cp.async brings the next
  *      tile into a two-slot ring while this one is worked on, so the reads never wait on
- *      the work. Each warp ranks its keys in input order with ballots (which lanes share
- *      my digit) and warp-private counters; a scan over the warps and digits gives each
+ *      the work. Each warp ranks its keys in input order with a mask word a digit (which
+ *      lanes share my digit) and warp-private counters; a scan over the warps and digits gives each
  *      key its place in the tile sorted by digit; the sorted tile goes through shared
  *      memory and out in runs, consecutive threads to consecutive addresses. Running
  *      per-digit offsets carry the order from tile to tile.
@@ -47,31 +47,12 @@ template <class T, bool kPairs> __host__ __device__ constexpr int items_per_thre
     return (kPairs ? 32 : 64) / (int)sizeof(T);
 }
 
-/* Lanes of the warp holding the same digit as this lane: one ballot per digit bit, kBits
- * known at compile time so the ballots unroll. */
-template <int kBits> __device__ __forceinline__ unsigned peers_of(uint32_t d) {
-    unsigned differ = 0; /* lanes whose digit differs from mine in some bit */
-#pragma unroll
-    for (int b = 0; b < kBits; b++) {
-        const bool set = d & (1u << b);
-        const unsigned ones = __ballot_sync(0xffffffffu, set);
-        differ |= ones ^ (set ? 0xffffffffu : 0u);
-    }
-    return ~differ;
-}
-
-/* The ballot counts compiled: a pass of `digits` digits needs the bits of `digits`
- * itself (the sentinel of an empty slot), and takes the next class up; 0 stands for
- * __match_any_sync. */
-template <class F> auto with_digit_bits(uint32_t digits, F &&f) {
-    const int bits = 32 - __builtin_clz(digits);
-    /* Past 256 digits the hardware's match beats nine or more ballots (H200, 2^28 u32
-     * keys, 361 bins: 2.58 against 2.73 ms); at 40 to 256 digits the ballots win by 10
-     * to 20%. kBits = 0 is the match. */
-    if (digits > 256) return f(std::integral_constant<int, 0>{});
-    if (bits <= 6) return f(std::integral_constant<int, 6>{});
-    if (bits <= 8) return f(std::integral_constant<int, 8>{});
-    return f(std::integral_constant<int, 9>{});
+/* The digit array's element: a byte while digits fit one (plus the sentinel `digits` of an
+ * empty slot, which is never stored), else 16 bits; the byte keeps three blocks an SM at
+ * 256 digits. */
+template <class F> auto with_digit_width(uint32_t digits, F &&f) {
+    if (digits <= 256) return f(uint8_t{});
+    return f(uint16_t{});
 }
 
 /* The block's share of copying `bytes` (a multiple of 4) from src (16-byte aligned) to
@@ -88,7 +69,7 @@ __device__ __forceinline__ void copy_tile_async(void *dst, const void *src, uint
 }
 
 /* Shared memory of the scatter kernel, carved from the dynamic allocation. */
-template <class T, bool kPairs> struct TileSmem {
+template <class T, bool kPairs, class DigitT> struct TileSmem {
     static constexpr int kTile = kThreads * items_per_thread<T, kPairs>();
     T *ring;               /* kStages x kTile: tiles on their way in */
     uint32_t *value_ring;  /* kStages x kTile, pairs only */
@@ -98,12 +79,14 @@ template <class T, bool kPairs> struct TileSmem {
     uint32_t *tile_count;  /* digits: keys of the digit in this tile */
     uint32_t *delta;       /* digits: global position minus tile position */
     uint32_t *base;        /* digits: where this slice's next key of the digit goes */
-    uint16_t *digit;       /* kTile: digit of each sorted key */
+    uint32_t *match;       /* kWarps x (digits + 1): lanes of the warp holding each digit */
+    DigitT *digit;         /* kTile: digit of each sorted key */
 
     __host__ __device__ static size_t bytes(uint32_t digits) {
         const size_t value_bytes = kPairs ? (size_t)(kStages + 1) * kTile * 4 : 0;
         return (size_t)(kStages + 1) * kTile * sizeof(T) + value_bytes +
-               (size_t)(kWarps + 3) * digits * 4 + (size_t)kTile * 2;
+               (size_t)(kWarps + 3) * digits * 4 + (size_t)kWarps * (digits + 1) * 4 +
+               (size_t)kTile * sizeof(DigitT);
     }
     __device__ TileSmem(unsigned char *p, uint32_t digits) {
         /* the widest arrays first, so each stays aligned */
@@ -117,21 +100,22 @@ template <class T, bool kPairs> struct TileSmem {
         tile_count = warp_counts + (size_t)kWarps * digits;
         delta = tile_count + digits;
         base = delta + digits;
-        digit = reinterpret_cast<uint16_t *>(base + digits);
+        match = base + digits;
+        digit = reinterpret_cast<DigitT *>(match + (size_t)kWarps * (digits + 1));
     }
 };
 
 /* Three blocks an SM for 4-byte keys (at most 85 registers), so one block's barriers
  * overlap the others' work. starts[d * pieces + s * split]: where slice s's keys of digit
  * d go. keys and values must be 16-byte aligned (cp.async). */
-template <class T, class Digit, bool kPairs, int kBits>
+template <class T, class Digit, bool kPairs, class DigitT>
 __global__ void __launch_bounds__(kThreads, sizeof(T) == 4 ? 3 : 2)
     slice_scatter_kernel(const T *__restrict__ keys, const uint32_t *__restrict__ values,
                          uint64_t n, uint64_t span, Digit digit_of, uint32_t digits,
                          const uint32_t *__restrict__ starts, uint32_t pieces, uint32_t split,
                          T *__restrict__ out_keys, uint32_t *__restrict__ out_values,
                          uint32_t *__restrict__ offsets) {
-    using Smem = TileSmem<T, kPairs>;
+    using Smem = TileSmem<T, kPairs, DigitT>;
     constexpr int kItems = items_per_thread<T, kPairs>();
     constexpr int kTile = Smem::kTile;
     constexpr int kWarpTile = 32 * kItems;
@@ -142,6 +126,7 @@ __global__ void __launch_bounds__(kThreads, sizeof(T) == 4 ? 3 : 2)
     const unsigned lane = threadIdx.x % 32, warp = threadIdx.x / 32;
     const uint32_t lanes_before = (1u << lane) - 1;
     uint32_t *my_counts = sm.warp_counts + warp * digits;
+    uint32_t *my_match = sm.match + warp * (digits + 1);
 
     /* the last slices may start past n (span is whole tiles) and hold nothing */
     const uint64_t begin = min((uint64_t)blockIdx.x * span, n);
@@ -170,6 +155,7 @@ __global__ void __launch_bounds__(kThreads, sizeof(T) == 4 ? 3 : 2)
         if (offsets && blockIdx.x == 0) offsets[d] = sm.base[d];
     }
     for (uint32_t i = threadIdx.x; i < kWarps * digits; i += kThreads) sm.warp_counts[i] = 0;
+    for (uint32_t i = threadIdx.x; i < kWarps * (digits + 1); i += kThreads) sm.match[i] = 0;
     /* Thread t scans the digits [first, last) across warps. */
     const uint32_t per_thread = (digits + kThreads - 1) / kThreads;
     const uint32_t first = min(threadIdx.x * per_thread, digits);
@@ -185,29 +171,35 @@ __global__ void __launch_bounds__(kThreads, sizeof(T) == 4 ? 3 : 2)
         const T *ring_keys = sm.ring + slot * kTile;
         /* 1. Rank in input order inside the warp. Warp w owns tile positions
          * [w * kWarpTile, (w + 1) * kWarpTile), item j of lane l is position j * 32 + l in
-         * it, so (j, lane) is input order. The lanes sharing a digit take consecutive
-         * ranks after what the warp's earlier items of it took; only the leader of a
-         * digit's lanes touches its counter: no atomics needed. */
+         * it, so (j, lane) is input order. The lanes sharing a digit find each other by
+         * each setting its bit in the warp's mask word of that digit (one shared atomic,
+         * whatever the digit count: 6 to 9 ballots a key cost twice the kernel's other
+         * work), then take consecutive ranks after what the warp's earlier items of the
+         * digit took. The lowest lane of a digit (the leader) alone writes its counter
+         * and clears its mask word: no other atomics. */
         T k[kItems];
         /* digit (low 16 bits) and rank in the warp (high 16 bits) of each item */
         uint32_t digit_rank[kItems];
-        /* Every lane reads its digit's counter (lanes sharing it read one word), then the
-         * leader alone writes it back: no shuffle. Full tiles skip the bounds checks. */
         auto rank_items = [&](auto full) {
 #pragma unroll
             for (int j = 0; j < kItems; j++) {
                 const uint32_t at = warp * kWarpTile + j * 32 + lane;
                 const bool here = full.value || at < valid;
                 k[j] = here ? ring_keys[at] : T{};
+                /* an empty slot takes the sentinel digit, which has its own mask word */
                 const uint32_t d = here ? digit_of(k[j]) : digits;
-                const unsigned peers =
-                    kBits == 0 ? __match_any_sync(0xffffffffu, d) : peers_of<kBits>(d);
+                atomicOr(&my_match[d], 1u << lane);
+                __syncwarp();
+                const unsigned peers = my_match[d];
                 const uint32_t before = my_counts[d]; /* d = digits: a harmless neighbour */
-                __syncwarp(); /* every lane has read before the leader writes */
-                if ((int)lane == __ffs(peers) - 1 && (full.value || d < digits))
-                    my_counts[d] = before + __popc(peers);
-                digit_rank[j] = d | (before + __popc(peers & lanes_before)) << 16;
-                __syncwarp(); /* the next item's lanes read what this one's leaders wrote */
+                const uint32_t below = __popc(peers & lanes_before);
+                __syncwarp(); /* every lane has read its mask and counter */
+                if (below == 0) {
+                    my_match[d] = 0;
+                    if (full.value || d < digits) my_counts[d] = before + __popc(peers);
+                }
+                __syncwarp(); /* the next item's lanes see the cleared masks and counters */
+                digit_rank[j] = d | (before + below) << 16;
             }
         };
         if (valid == (uint32_t)kTile)
@@ -250,7 +242,7 @@ __global__ void __launch_bounds__(kThreads, sizeof(T) == 4 ? 3 : 2)
             if (d < digits) {
                 const uint32_t at = my_counts[d] + (digit_rank[j] >> 16);
                 sm.keys[at] = k[j];
-                sm.digit[at] = (uint16_t)d;
+                sm.digit[at] = (DigitT)d;
                 if (kPairs) sm.values[at] = ring_values[warp * kWarpTile + j * 32 + lane];
             }
         }
@@ -353,14 +345,18 @@ template <class T, class Digit, bool kPairs> Plan make_plan(const pb_multisplit_
         p.pass[1] = {(uint32_t)low_bits, 0xffffffffu, ((bins - 1) >> low_bits) + 1};
     }
     p.max_digits = p.pass[0].digits > p.pass[1].digits ? p.pass[0].digits : p.pass[1].digits;
-    const size_t scatter_smem = TileSmem<T, kPairs>::bytes(p.max_digits);
-    constexpr int kTile = TileSmem<T, kPairs>::kTile;
+    constexpr int kTile = TileSmem<T, kPairs, uint8_t>::kTile;
     const uint64_t tiles = (a->n + kTile - 1) / kTile;
     const int sms = device_sms();
-    /* every ballot count has the same shared memory; the most takes the most registers */
-    auto widest = slice_scatter_kernel<T, Digit, kPairs, 9>;
-    allow_smem(widest, scatter_smem);
-    const uint64_t resident = (uint64_t)sms * resident_blocks(widest, kThreads, scatter_smem);
+    /* every pass's digits take the width of the most digits */
+    const int per_sm = with_digit_width(p.max_digits, [&](auto width) {
+        using DigitT = decltype(width);
+        auto kernel = slice_scatter_kernel<T, Digit, kPairs, DigitT>;
+        const size_t smem = TileSmem<T, kPairs, DigitT>::bytes(p.max_digits);
+        allow_smem(kernel, smem);
+        return resident_blocks(kernel, kThreads, smem);
+    });
+    const uint64_t resident = (uint64_t)sms * per_sm;
     p.slices = (uint32_t)(tiles < resident ? tiles : resident);
     p.span = (tiles + p.slices - 1) / p.slices * kTile;
     /* the count's grid: as many blocks as fit at once, whole slices apart */
@@ -407,9 +403,10 @@ cudaError_t run_pass(const Digit &digit, uint32_t digits, const Plan &p, Scratch
     cudaError_t e = cub::DeviceScan::ExclusiveSum(s.scan_temp, temp, s.counts, s.starts,
                                                   (int)(digits * p.pieces()), stream);
     if (e != cudaSuccess) return e;
-    return with_digit_bits(digits, [&](auto bits) {
-        auto kernel = slice_scatter_kernel<T, Digit, kPairs, bits.value>;
-        const size_t smem = TileSmem<T, kPairs>::bytes(digits);
+    return with_digit_width(digits, [&](auto width) {
+        using DigitT = decltype(width);
+        auto kernel = slice_scatter_kernel<T, Digit, kPairs, DigitT>;
+        const size_t smem = TileSmem<T, kPairs, DigitT>::bytes(digits);
         allow_smem(kernel, smem);
         kernel<<<p.slices, kThreads, smem, stream>>>(keys, values, n, p.span, digit, digits,
                                                      s.starts, p.pieces(), p.split, out_keys,
