@@ -18,6 +18,8 @@
  * kSinglePassMaxBins bins (kPairsSinglePassMaxBins with values) take two such passes,
  * least significant digit first (LSD radix sort of the bin, stable), with digits of at
  * most 256; the bins' offsets then come from a search of the sorted output. */
+#include <stdlib.h>
+
 #include <cub/block/block_scan.cuh>
 #include <cub/device/device_scan.cuh>
 
@@ -30,11 +32,21 @@ namespace {
 
 constexpr int kThreads = 256;
 constexpr int kWarps = kThreads / 32;
-/* Measured on the H200 (2^28 u32 keys): one pass of 512 digits 3.19 ms, two of 32 and 16
- * 3.96 ms; at 1024 bins one pass 4.45 ms, two 3.97 ms. */
-constexpr uint32_t kSinglePassMaxBins = 512;
+/* The most bins one pass takes, by input size. Measured on the H200 with the lane-mask
+ * ranking, one pass against two (u32 keys): at 2^28 keys 256 bins 2.08 against 2.56 ms,
+ * 361 2.43 / 2.52, 512 2.94 / 2.56; at 2^22 to 2^24 keys 512 bins 0.063 / 0.082,
+ * 0.109 / 0.130 and 0.203 / 0.214 ms but 1024 bins 0.097 / 0.086 at 2^22; at 2^20 keys,
+ * where one pass's fewer launches weigh most, 1024 bins 36.8 against 45.8 us (2048: 53.9
+ * against 46.2). */
+constexpr uint32_t kSinglePassMaxBins = 384;
+constexpr uint64_t kMidInputKeys = 1ull << 24;
+constexpr uint32_t kMidSinglePassMaxBins = 512;
+constexpr uint64_t kSmallInputKeys = 1ull << 21;
+constexpr uint32_t kSmallSinglePassMaxBins = 1024;
 /* With values the tile is half as long and the per-tile digit work weighs double: one
- * pass 68.3 / 45.4 / 36.4 Gelem/s at 128 / 256 / 361 bins, two passes 62.8 / 62.4 / 62.2. */
+ * pass 68.3 / 45.4 / 36.4 Gelem/s at 128 / 256 / 361 bins, two passes 62.8 / 62.4 / 62.2
+ * (ballot ranking; with the lane masks at 200 / 256 / 361 bins one pass 5.05 / 5.86 /
+ * 6.68 ms, two 3.56 / 3.64 / 3.76, at 128 even). */
 constexpr uint32_t kPairsSinglePassMaxBins = 128;
 constexpr int kStages = 2;
 /* The fewest keys a count piece takes when a slice is cut in several (two rounds of a
@@ -330,10 +342,25 @@ template <class K> int resident_blocks(K kernel, int threads, size_t smem) {
     return blocks > 0 ? blocks : 1;
 }
 
+/* Whether `bins` bins of n keys take one pass: up to kSinglePassMaxBins (fewer keys:
+ * kMidSinglePassMaxBins, kSmallSinglePassMaxBins; values: kPairsSinglePassMaxBins), or up
+ * to PB_MULTISPLIT_ONE_PASS_MAX for A/B runs, while one pass's shared memory fits a block
+ * (with 2 KB to spare for the kernel's static part, the scan's). */
+template <class T, bool kPairs> bool one_pass(uint32_t bins, uint64_t n) {
+    uint32_t most = kPairs                 ? kPairsSinglePassMaxBins
+                    : n <= kSmallInputKeys ? kSmallSinglePassMaxBins
+                    : n <= kMidInputKeys   ? kMidSinglePassMaxBins
+                                           : kSinglePassMaxBins;
+    const char *knob = getenv("PB_MULTISPLIT_ONE_PASS_MAX");
+    if (knob && *knob) most = (uint32_t)strtoul(knob, nullptr, 10);
+    return bins <= most &&
+           TileSmem<T, kPairs, uint16_t>::bytes(bins) + 2048 <= (size_t)device_smem_optin();
+}
+
 template <class T, class Digit, bool kPairs> Plan make_plan(const pb_multisplit_args *a) {
     Plan p{};
     const uint32_t bins = a->bucket.bins;
-    if (bins <= (kPairs ? kPairsSinglePassMaxBins : kSinglePassMaxBins)) {
+    if (one_pass<T, kPairs>(bins, a->n)) {
         p.passes = 1;
         p.pass[0] = {0, 0xffffffffu, bins};
     } else {
