@@ -43,20 +43,21 @@ constexpr uint64_t kMidInputKeys = 1ull << 24;
 constexpr uint32_t kMidSinglePassMaxBins = 512;
 constexpr uint64_t kSmallInputKeys = 1ull << 21;
 constexpr uint32_t kSmallSinglePassMaxBins = 1024;
-/* With values the tile is half as long and the per-tile digit work weighs double: one
- * pass 68.3 / 45.4 / 36.4 Gelem/s at 128 / 256 / 361 bins, two passes 62.8 / 62.4 / 62.2
- * (ballot ranking; with the lane masks at 200 / 256 / 361 bins one pass 5.05 / 5.86 /
- * 6.68 ms, two 3.56 / 3.64 / 3.76, at 128 even). */
-constexpr uint32_t kPairsSinglePassMaxBins = 128;
+/* With values a block's shared memory holds twice the bytes a key, two blocks an SM, and
+ * the per-digit work weighs more: 2^28 key-value pairs, one pass against two, at 200 bins
+ * 3.09 against 3.56 ms, at 361 4.53 against 3.57. */
+constexpr uint32_t kPairsSinglePassMaxBins = 200;
 constexpr int kStages = 2;
 /* The fewest keys a count piece takes when a slice is cut in several (two rounds of a
  * count block's loads). */
 constexpr uint64_t kCountMinKeys = 8192;
 
-/* Keys per thread: a tile of 16 KB of keys, 8 KB with values (whose ring and staging
- * double the shared memory), so that three blocks fit an SM at a few hundred digits. */
-template <class T, bool kPairs> __host__ __device__ constexpr int items_per_thread() {
-    return (kPairs ? 32 : 64) / (int)sizeof(T);
+/* Keys per thread: a tile of 16 KB of keys, with values too (two blocks an SM then, as
+ * their ring and staging double the shared memory). Pairs' tiles of 8 KB, three blocks an
+ * SM, were slower (2^28 u32 pairs: 361 bins 3.77 against 3.57 ms, 4096 5.35 / 4.29,
+ * 65536 11.76 / 7.13). */
+template <class T> __host__ __device__ constexpr int items_per_thread() {
+    return 64 / (int)sizeof(T);
 }
 
 /* The digit array's element: a byte while digits fit one (plus the sentinel `digits` of an
@@ -82,7 +83,7 @@ __device__ __forceinline__ void copy_tile_async(void *dst, const void *src, uint
 
 /* Shared memory of the scatter kernel, carved from the dynamic allocation. */
 template <class T, bool kPairs, class DigitT> struct TileSmem {
-    static constexpr int kTile = kThreads * items_per_thread<T, kPairs>();
+    static constexpr int kTile = kThreads * items_per_thread<T>();
     T *ring;               /* kStages x kTile: tiles on their way in */
     uint32_t *value_ring;  /* kStages x kTile, pairs only */
     T *keys;               /* kTile: the tile, sorted by digit */
@@ -128,7 +129,7 @@ __global__ void __launch_bounds__(kThreads, sizeof(T) == 4 ? 3 : 2)
                          T *__restrict__ out_keys, uint32_t *__restrict__ out_values,
                          uint32_t *__restrict__ offsets) {
     using Smem = TileSmem<T, kPairs, DigitT>;
-    constexpr int kItems = items_per_thread<T, kPairs>();
+    constexpr int kItems = items_per_thread<T>();
     constexpr int kTile = Smem::kTile;
     constexpr int kWarpTile = 32 * kItems;
     using Scan = cub::BlockScan<uint32_t, kThreads>;
