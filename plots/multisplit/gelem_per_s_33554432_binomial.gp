@@ -15,9 +15,9 @@ set terminal pngcairo size 960,600
 set output 'gelem_per_s_33554432_binomial.png'
 plot 'gelem_per_s_33554432_binomial.dat' index 0 using 2:3:4:5 with yerrorlines lw 1.5 title 'multisplit/bpw', \
      'gelem_per_s_33554432_binomial.dat' index 1 using 2:3:4:5 with yerrorlines lw 1.5 title 'multisplit/large', \
-     'gelem_per_s_33554432_binomial.dat' index 2 using 2:3:4:5 with yerrorlines lw 1.5 title 'multisplit/auto', \
-     'gelem_per_s_33554432_binomial.dat' index 3 using 2:3:4:5 with yerrorlines lw 1.5 title 'multisplit/cub-sort', \
-     'gelem_per_s_33554432_binomial.dat' index 4 using 2:3:4:5 with yerrorlines lw 1.5 title 'multisplit/cpu'
+     'gelem_per_s_33554432_binomial.dat' index 2 using 2:3:4:5 with yerrorlines lw 1.5 title 'multisplit/cpu', \
+     'gelem_per_s_33554432_binomial.dat' index 3 using 2:3:4:5 with yerrorlines lw 1.5 title 'multisplit/auto', \
+     'gelem_per_s_33554432_binomial.dat' index 4 using 2:3:4:5 with yerrorlines lw 1.5 title 'multisplit/cub-sort'
 set terminal svg size 960,600 dynamic
 set output 'gelem_per_s_33554432_binomial.svg'
 replot
