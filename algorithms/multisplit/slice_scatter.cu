@@ -7,11 +7,11 @@
  *   2. cub::DeviceScan over the digit-major counts: where slice s's keys of digit d start;
  *   3. slice_scatter_kernel walks its slice in tiles of 16 KB. cp.async brings the next
  *      tile into a two-slot ring while this one is worked on, so the reads never wait on
- *      the work. Each warp ranks its keys in input order with a mask word a digit (which
- *      lanes share my digit) and warp-private counters; a scan over the warps and digits gives each
- *      key its place in the tile sorted by digit; the sorted tile goes through shared
- *      memory and out in runs, consecutive threads to consecutive addresses. Running
- *      per-digit offsets carry the order from tile to tile.
+ *      the work. Each warp ranks its keys in input order with a lane mask a digit (which
+ *      lanes share my digit) and warp-private counters; a scan over the warps and digits
+ *      gives each key its place in the tile sorted by digit; the sorted tile goes through
+ *      shared memory and out in runs, consecutive threads to consecutive addresses.
+ *      Running per-digit offsets carry the order from tile to tile.
  * Keys are read twice and written once: the 12-bytes-per-key bound.
  *
  * Per-tile work grows with the digit count (warp counters, the scan), so more than
