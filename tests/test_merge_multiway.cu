@@ -36,10 +36,8 @@ merge_tile_on_cpu(std::vector<uint32_t> sk, std::vector<uint32_t> sv,
     for (int r = 1; (1 << (r - 1)) < S; r++) {
         std::vector<uint32_t> next(sk);
         for (int o = 0; o < D; o += I) {
-            uint32_t rk[I];
             merge_items<uint32_t, true, I>(sk.data(), sv.data(), other.data(), seg_off.data(), S, D,
-                                           r, o, rk);
-            for (int j = 0; j < I && o + j < D; j++) next[o + j] = rk[j];
+                                           r, o, EmitTo<uint32_t>{next.data() + o});
         }
         sk = next;
         std::swap(sv, other);

@@ -17,8 +17,10 @@ extern "C" {
 }
 
 #include "merge_search.cuh"
+#include "merge_tile.cuh"
 
 using pb::merge::merge_path_split;
+using pb::merge::tile_path_split;
 
 using Run = std::vector<uint32_t>;
 
@@ -57,7 +59,12 @@ static void every_diagonal_of_random_runs(void **state) {
         const uint32_t range = 1 + (uint32_t)rand() % (trial % 4 == 0 ? 3 : 100000);
         const Run A = sorted_run(na, range), B = sorted_run(nb, range);
         const std::vector<uint32_t> want = splits_by_merging(A, B);
-        for (uint32_t d = 0; d <= na + nb; d++) assert_int_equal(split(A, B, d), want[d]);
+        for (uint32_t d = 0; d <= na + nb; d++) {
+            assert_int_equal(split(A, B, d), want[d]);
+            /* the in-tile search (merge_tile.cuh) agrees */
+            assert_int_equal(tile_path_split(A.data(), (int)na, B.data(), (int)nb, (int)d),
+                             want[d]);
+        }
     }
 }
 

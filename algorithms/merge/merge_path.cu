@@ -143,8 +143,9 @@ __global__ void __launch_bounds__(kThreads, pb::merge::tile_blocks<K>(kPairs))
     const uint32_t D = w.w & ~kLastInPair;
     if (D == 0) return;
     const uint32_t la = w.w & kLastInPair ? w.y - w.z : desc[blockIdx.x + 1].x - w.x;
-    K *sk = reinterpret_cast<K *>(dyn);
-    uint32_t *sv = reinterpret_cast<uint32_t *>(dyn + pb::merge::tile_key_bytes<K>());
+    const pb::merge::TileBuffers<K, kPairs> buf{dyn};
+    K *sk = buf.keys(0);
+    uint32_t *sv = buf.values(0);
     const int th = threadIdx.x;
     /* Straight into shared memory by cp.async: every copy in flight at once, no registers
      * held (four blocks an SM leave 32 a thread). */
@@ -166,14 +167,15 @@ __global__ void __launch_bounds__(kThreads, pb::merge::tile_blocks<K>(kPairs))
         seg_off[2] = (uint16_t)D;
     }
     __syncthreads();
-    const int vin = merge_tile<K, kPairs>(sk, sv, sv + T::kSize, seg_off, S, (int)D);
-    const uint32_t *vout = sv + (size_t)vin * T::kSize;
+    const int in = merge_tile<K, kPairs>(buf, seg_off, S, (int)D);
+    const K *mk = buf.keys(in);
+    const uint32_t *mv = buf.values(in);
 #pragma unroll
     for (int j = 0; j < I; j++) {
         const uint32_t o = (uint32_t)(th + j * kThreads);
         if (o < D) {
-            out_keys[w.z + o] = sk[o];
-            if (kPairs) out_values[w.z + o] = vout[o];
+            out_keys[w.z + o] = mk[o];
+            if (kPairs) out_values[w.z + o] = mv[o];
         }
     }
 }

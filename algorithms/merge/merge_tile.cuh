@@ -18,38 +18,92 @@ namespace pb::merge {
 #define PB_UNROLL
 #endif
 
-constexpr int kTileThreads = 512; /* merge blocks */
+/* The tile shape: threads a block and keys a thread (odd, so that a round's blocked writes
+ * hit distinct banks; fewer for 8-byte keys, for registers). The macros are for A/B builds
+ * of other shapes (tools/device-pack packs such a build as bench_old). */
+#ifndef PB_MERGE_TILE_THREADS
+#define PB_MERGE_TILE_THREADS 512
+#endif
+#ifndef PB_MERGE_TILE_ITEMS4
+#define PB_MERGE_TILE_ITEMS4 15
+#endif
+#ifndef PB_MERGE_TILE_ITEMS8
+#define PB_MERGE_TILE_ITEMS8 9
+#endif
+constexpr int kTileThreads = PB_MERGE_TILE_THREADS;
 
-/* Tile: threads x items, items odd so that the blocked write-back of a round hits
- * distinct banks. 8-byte keys take fewer items, for registers. */
 template <class K> struct Tile {
-    static constexpr int kItems = sizeof(K) == 4 ? 15 : 9;
+    static constexpr int kItems = sizeof(K) == 4 ? PB_MERGE_TILE_ITEMS4 : PB_MERGE_TILE_ITEMS8;
     static constexpr uint32_t kSize = (uint32_t)kTileThreads * kItems;
+    static_assert(kItems % 2 == 1 && kSize < 65536, "odd items; positions fit 16 bits");
 };
 
+/* Whether a tile's keys ping-pong between two buffers, each round reading one and writing
+ * the other (one barrier a round), or are merged in place through registers (two barriers
+ * a round, a write-back between). In place only for 4-byte keys with values, where a second
+ * key buffer would cost a block an SM (two fit then, one with ping-pong). */
+template <class K> __host__ __device__ constexpr bool keys_ping_pong(bool pairs) {
+#ifdef PB_MERGE_KEYS_IN_PLACE /* A/B builds: every tile in place */
+    return false && pairs;
+#else
+    return !(pairs && sizeof(K) == 4);
+#endif
+}
+
 /* A tile's shared memory: its keys with one slot past the last (read by the merge, never
- * used, so that its reads need no bounds), then, with values, two value buffers. */
+ * used, so that its reads need no bounds), twice when they ping-pong, then, with values,
+ * two value buffers. */
 template <class K> __host__ __device__ constexpr size_t tile_key_bytes() {
     return ((size_t)(Tile<K>::kSize + 1) * sizeof(K) + 15) / 16 * 16;
 }
 template <class K> __host__ __device__ constexpr size_t tile_smem_bytes(bool pairs) {
-    return tile_key_bytes<K>() + (pairs ? 2 * (size_t)Tile<K>::kSize * sizeof(uint32_t) : 0);
+    return tile_key_bytes<K>() * (keys_ping_pong<K>(pairs) ? 2 : 1) +
+           (pairs ? 2 * (size_t)Tile<K>::kSize * sizeof(uint32_t) : 0);
 }
 
-/* Blocks an SM for the tile kernels' register budget: 4 (32 registers) for 4-byte keys
- * alone; 8-byte keys would spill there, so 3; 2 with values. */
+/* Blocks an SM, for the tile kernels' register budget: as many as their shared memory
+ * lets in (228 KB an SM on the H200, 1 KB of it reserved a block), at most 2048 threads. */
 template <class K> __host__ __device__ constexpr int tile_blocks(bool pairs) {
-    return pairs ? 2 : sizeof(K) == 4 ? 4 : 3;
+    const int by_smem = (int)((228u << 10) / (tile_smem_bytes<K>(pairs) + 1024 + 512));
+    const int by_threads = 2048 / kTileThreads;
+    return by_smem < by_threads ? (by_smem > 0 ? by_smem : 1) : by_threads;
+}
+
+/* Merge path inside a tile: how many of the first d outputs of the stable merge of A (na
+ * keys) with B (nb keys) come from A, ties to A. Branch-free halving (the candidates
+ * [base, base + len) shrink by half a step, the probe below the upper half) on indices,
+ * not pointers, so that the addresses stay 32-bit shared ones. */
+template <class K>
+__host__ __device__ __forceinline__ int tile_path_split(const K *A, int na, const K *B, int nb,
+                                                        int d) {
+    int base = d > nb ? d - nb : 0;
+    int len = (d < na ? d : na) - base + 1;
+    while (len > 1) {
+        const int half = len >> 1, probe = base + half - 1;
+        base = !(B[(d - 1) - probe] < A[probe]) ? base + half : base; /* answer past the probe */
+        len -= half;
+    }
+    return base;
+}
+
+/* Whether cond holds in every active lane of the warp (on the host, a thread is a warp). */
+__host__ __device__ __forceinline__ bool whole_warp(bool cond) {
+#ifdef __CUDA_ARCH__
+    return __all_sync(__activemask(), cond);
+#else
+    return cond;
+#endif
 }
 
 /* One output of a serial merge: the smaller head (ties to the left run, a), the taken run
  * moved on by one and its next key read (at most one past its end, which is in the tile
- * or its spare slot). */
-template <class K, bool kPairs>
+ * or its spare slot). kChecked: either run may run out within the thread's outputs, so
+ * both ends are tested; else neither can, and one compare decides. */
+template <class K, bool kPairs, bool kChecked>
 __host__ __device__ __forceinline__ K merge_step(const K *sk, const uint32_t *sv_in,
                                                  uint32_t *sv_out, int out, int &ap, int &bp,
                                                  int a1, int b1, K &ka, K &kb) {
-    const bool take_b = bp < b1 && (ap >= a1 || kb < ka);
+    const bool take_b = kChecked ? bp < b1 && (ap >= a1 || kb < ka) : kb < ka;
     const K k = take_b ? kb : ka;
     const int at = take_b ? bp : ap;
     if (kPairs) sv_out[out] = sv_in[at];
@@ -65,15 +119,16 @@ __host__ __device__ __forceinline__ K merge_step(const K *sk, const uint32_t *sv
 }
 
 /* One thread's part of a merge round r (pairs of runs of 2^(r-1) segments): outputs
- * [o, o + I) of the tile (those below D) into rk, from the tile sk; with values, each
- * output's value goes from sv_in straight to sv_out[o + j] (the values ping-pong between
- * two buffers, so they need no registers). A thread whose outputs run past its pair's
- * end carries on in the next non-empty pair; most threads' outputs do not, and take a
- * loop without those checks. */
-template <class K, bool kPairs, int I>
+ * [o, o + I) of the tile (those below D), each handed to emit(j, key), from the tile sk;
+ * with values, each output's value goes from sv_in straight to sv_out[o + j]. Where every
+ * lane of a warp has at least I keys left in both of its runs, none can run out: the warp
+ * takes a loop of one compare a step (tested warp-wide, so that it never runs both loops).
+ * Otherwise both ends are tested, and a thread whose outputs run past its pair's end
+ * carries on in the next non-empty pair. */
+template <class K, bool kPairs, int I, class Emit>
 __host__ __device__ inline void merge_items(const K *sk, const uint32_t *sv_in, uint32_t *sv_out,
                                             const uint16_t *seg_off, int S, int D, int r, int o,
-                                            K (&rk)[I]) {
+                                            Emit emit) {
     const int full = 1 << r, half = full >> 1;
     int lo = 0, hi = ((S + full - 1) >> r) - 1;
     while (lo < hi) { /* the pair holding output o: the last starting at or before it */
@@ -88,13 +143,20 @@ __host__ __device__ inline void merge_items(const K *sk, const uint32_t *sv_in, 
     int a1 = seg_off[(q << r) + half < S ? (q << r) + half : S];
     int b1 = seg_off[(q << r) + full < S ? (q << r) + full : S];
     const int d = o - a0;
-    const int ilo = merge_path_split(sk + a0, a1 - a0, sk + a1, b1 - a1, d);
+    const int ilo = tile_path_split(sk + a0, a1 - a0, sk + a1, b1 - a1, d);
     int ap = a0 + ilo, bp = a1 + d - ilo;
     K ka = sk[ap], kb = sk[bp];
+    /* neither run runs out (so all in this pair), in every lane of the warp: one loop */
+    if (whole_warp(ap + I <= a1 && bp + I <= b1)) {
+        PB_UNROLL
+        for (int j = 0; j < I; j++)
+            emit(j, merge_step<K, kPairs, false>(sk, sv_in, sv_out, o + j, ap, bp, a1, b1, ka, kb));
+        return;
+    }
     if (o + I <= b1) { /* all in this pair (b1 <= D) */
         PB_UNROLL
         for (int j = 0; j < I; j++)
-            rk[j] = merge_step<K, kPairs>(sk, sv_in, sv_out, o + j, ap, bp, a1, b1, ka, kb);
+            emit(j, merge_step<K, kPairs, true>(sk, sv_in, sv_out, o + j, ap, bp, a1, b1, ka, kb));
         return;
     }
     PB_UNROLL
@@ -111,30 +173,60 @@ __host__ __device__ inline void merge_items(const K *sk, const uint32_t *sv_in, 
                 ka = sk[ap];
                 kb = sk[bp];
             }
-            rk[j] = merge_step<K, kPairs>(sk, sv_in, sv_out, o + j, ap, bp, a1, b1, ka, kb);
+            emit(j, merge_step<K, kPairs, true>(sk, sv_in, sv_out, o + j, ap, bp, a1, b1, ka, kb));
         }
     }
 }
 
+/* merge_items' emit for outputs stored at dst[j]. */
+template <class K> struct EmitTo {
+    K *dst;
+    __host__ __device__ void operator()(int j, K k) const { dst[j] = k; }
+};
+
+/* A tile block's shared memory as tile_smem_bytes lays it out, every buffer an offset from
+ * one base (so that the compiler keeps shared-memory addressing). */
+template <class K, bool kPairs> struct TileBuffers {
+    unsigned char *base;
+    static constexpr size_t kKeyBytes = tile_key_bytes<K>();
+    static constexpr size_t kValueBase = kKeyBytes * (keys_ping_pong<K>(kPairs) ? 2 : 1);
+    /* Buffer `which` (0 or 1; the keys' one buffer when they do not ping-pong). */
+    __host__ __device__ K *keys(int which) const {
+        return reinterpret_cast<K *>(base + (keys_ping_pong<K>(kPairs) ? which * kKeyBytes : 0));
+    }
+    __host__ __device__ uint32_t *values(int which) const {
+        return reinterpret_cast<uint32_t *>(base + kValueBase +
+                                            which * (size_t)Tile<K>::kSize * sizeof(uint32_t));
+    }
+};
+
 #ifdef __CUDACC__
-/* Merges the tile's S sorted segments (in list order, bounds seg_off, S + 1 entries): keys
- * in place, values between sv0 and sv1. Returns which of the two holds the values at the
- * end. Every thread of the block calls it. */
+/* Merges the tile's S sorted segments (in list order, bounds seg_off, S + 1 entries), keys
+ * in b.keys(0) and values in b.values(0). Returns which buffer (0 or 1) holds the merged
+ * keys and values. Every thread of the block calls it. */
 template <class K, bool kPairs>
-__device__ int merge_tile(K *sk, uint32_t *sv0, uint32_t *sv1, const uint16_t *seg_off, int S,
-                          int D) {
+__device__ int merge_tile(const TileBuffers<K, kPairs> &b, const uint16_t *seg_off, int S, int D) {
     constexpr int I = Tile<K>::kItems;
     const int o = threadIdx.x * I;
     int in = 0;
     for (int r = 1; (1 << (r - 1)) < S; r++, in ^= 1) {
-        K rk[I];
-        if (o < D)
-            merge_items<K, kPairs, I>(sk, in ? sv1 : sv0, in ? sv0 : sv1, seg_off, S, D, r, o, rk);
-        __syncthreads();
-        if (o < D) {
+        const K *src = b.keys(in);
+        uint32_t *vin = b.values(in), *vout = b.values(in ^ 1);
+        if (keys_ping_pong<K>(kPairs)) {
+            if (o < D)
+                merge_items<K, kPairs, I>(src, vin, vout, seg_off, S, D, r, o,
+                                          EmitTo<K>{b.keys(in ^ 1) + o});
+        } else {
+            K rk[I];
+            if (o < D)
+                merge_items<K, kPairs, I>(src, vin, vout, seg_off, S, D, r, o,
+                                          [&](int j, K k) { rk[j] = k; });
+            __syncthreads();
+            if (o < D) {
 #pragma unroll
-            for (int j = 0; j < I; j++)
-                if (o + j < D) sk[o + j] = rk[j];
+                for (int j = 0; j < I; j++)
+                    if (o + j < D) b.keys(0)[o + j] = rk[j];
+            }
         }
         __syncthreads();
     }

@@ -37,6 +37,7 @@ constexpr int kPlanThreads = 1024;
 constexpr int kSplitThreads = 256;
 constexpr unsigned kFull = 0xffffffffu;
 constexpr int kMaxLevels = 8;
+constexpr int kPiece = 256; /* keys a warp copies into a tile at a time */
 
 /* ---- kernels -------------------------------------------------------------------------- */
 
@@ -167,6 +168,7 @@ __global__ void __launch_bounds__(kTileThreads, tile_blocks<K>(kPairs))
     constexpr int I = T::kItems;
     extern __shared__ __align__(16) unsigned char dyn[];
     __shared__ uint16_t seg_off[kMaxGroup + 1];
+    __shared__ uint16_t piece_off[kMaxGroup + 1];
     __shared__ uint32_t seg_src[kMaxGroup];
     const uint32_t t = blockIdx.x, th = threadIdx.x;
     if (t >= tile_start[groups]) return;
@@ -185,43 +187,57 @@ __global__ void __launch_bounds__(kTileThreads, tile_blocks<K>(kPairs))
             x1 = rows[(size_t)(row + 1) * G + i1] - a;
             seg_src[i1] = a;
         }
-        const uint32_t pair = x0 + x1;
-        uint32_t incl = pair;
+        /* the stretches' offsets in the tile, and in pieces of kPiece keys */
+        const uint32_t p0 = ceil_div(x0, kPiece), p1 = ceil_div(x1, kPiece);
+        uint32_t incl = x0 + x1, pincl = p0 + p1;
         for (int d = 1; d < 32; d <<= 1) {
             const uint32_t up = __shfl_up_sync(kFull, incl, d);
-            if ((int)th >= d) incl += up;
+            const uint32_t pup = __shfl_up_sync(kFull, pincl, d);
+            if ((int)th >= d) incl += up, pincl += pup;
         }
-        seg_off[i0] = (uint16_t)(incl - pair);
-        seg_off[i1] = (uint16_t)(incl - pair + x0);
-        if (th == 31) seg_off[kMaxGroup] = (uint16_t)incl;
+        seg_off[i0] = (uint16_t)(incl - x0 - x1);
+        seg_off[i1] = (uint16_t)(incl - x1);
+        piece_off[i0] = (uint16_t)(pincl - p0 - p1);
+        piece_off[i1] = (uint16_t)(pincl - p1);
+        if (th == 31) seg_off[kMaxGroup] = (uint16_t)incl, piece_off[kMaxGroup] = (uint16_t)pincl;
     }
     __syncthreads();
     const int S = (int)nr, D = seg_off[nr];
-    K *sk = reinterpret_cast<K *>(dyn);
-    uint32_t *sv = reinterpret_cast<uint32_t *>(dyn + tile_key_bytes<K>());
+    const TileBuffers<K, kPairs> buf{dyn};
+    K *sk = buf.keys(0);
+    uint32_t *sv = buf.values(0);
+    /* A warp a piece (kPiece keys of one stretch, a lane every 32nd): coalesced, and no
+     * stretch search a key. Pieces go to warps in turn, so the stretch of a warp's next
+     * piece is at or after that of its last. */
+    const int warp = (int)th >> 5, lane = (int)th & 31, pieces = piece_off[nr];
     int s = 0;
+    for (int p = warp; p < pieces; p += kTileThreads / 32) {
+        while ((int)piece_off[s + 1] <= p) s++;
+        const int first = (p - (int)piece_off[s]) * kPiece;
+        const int o0 = (int)seg_off[s] + first, o1 = min((int)seg_off[s + 1], o0 + kPiece);
+        const uint32_t src = seg_src[s] + (uint32_t)first - (uint32_t)o0; /* key o is src + o */
 #pragma unroll
-    for (int j = 0; j < I; j++) { /* striped, so a warp's copies are mostly one stretch */
-        const int o = (int)th + j * kTileThreads;
-        if (o < D) {
-            while ((int)seg_off[s + 1] <= o) s++;
-            const uint32_t src = seg_src[s] + (uint32_t)(o - seg_off[s]);
-            pb::copy_async<sizeof(K)>(sk + o, keys + src);
-            if (kPairs) pb::copy_async<4>(sv + o, values + src);
+        for (int i = 0; i < kPiece / 32; i++) {
+            const int o = o0 + lane + 32 * i;
+            if (o < o1) {
+                pb::copy_async<sizeof(K)>(sk + o, keys + src + o);
+                if (kPairs) pb::copy_async<4>(sv + o, values + src + o);
+            }
         }
     }
     pb::commit_async();
     pb::wait_async_all();
     __syncthreads();
-    const int vin = merge_tile<K, kPairs>(sk, sv, sv + T::kSize, seg_off, S, D);
-    const uint32_t *vout = sv + (size_t)vin * T::kSize;
+    const int in = merge_tile<K, kPairs>(buf, seg_off, S, D);
+    const K *mk = buf.keys(in);
+    const uint32_t *mv = buf.values(in);
     const uint32_t out = row_out[row];
 #pragma unroll
     for (int j = 0; j < I; j++) {
         const int o = (int)th + j * kTileThreads;
         if (o < D) {
-            out_keys[out + o] = sk[o];
-            if (kPairs) out_values[out + o] = vout[o];
+            out_keys[out + o] = mk[o];
+            if (kPairs) out_values[out + o] = mv[o];
         }
     }
 }
