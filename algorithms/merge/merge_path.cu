@@ -23,9 +23,11 @@
  *     block's loads hide behind another's merging.
  *
  * Rounds ping-pong between scratch buffers, arranged so the last lands in the output. k = 1
- * is a copy. Beyond kMaxRoundLists lists (more than 12 rounds) the merge is CUB's radix
- * sort of (ordered key, input index) and a gather: stable, so the same order, and fewer
- * passes than the rounds. */
+ * is a copy. Beyond kMaxRoundLists lists (more than 12 rounds), and for 4-byte integer keys
+ * from 512 lists on (256 below 2^26 keys: sort_beats_merge), the merge is CUB's radix sort:
+ * stable, so the same order, and fewer passes than the rounds. 4-byte integer keys are
+ * sorted as they are (with their values); other keys as (ordered key, input index) pairs,
+ * then gathered. */
 #include <cuda_runtime.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -207,7 +209,10 @@ __global__ void gather_kernel(const K *__restrict__ keys, const uint32_t *__rest
 
 /* ---- host side ---------------------------------------------------------------------------- */
 
-enum Mode { kNothing, kCopy, kRounds, kMultiway, kSort };
+/* kSort: CUB's radix sort of (ordered key bits, input index) and a gather, for any key type;
+ * kSortKeys: of the keys themselves (and their values), for 4-byte integer keys, whose
+ * equal keys are equal bits, so that a stable sort of them is the stable merge. */
+enum Mode { kNothing, kCopy, kRounds, kMultiway, kSort, kSortKeys };
 
 struct Plan {
     Mode mode;
@@ -276,6 +281,8 @@ Scratch carve(const pb_merge_args *a, const Plan &p, bool pairs, void *base, siz
         shape_passes<K>(a, p.passes, s.pass); /* make_plan saw them fit */
         for (int i = 0; i < p.passes.count; i++)
             pb_merge_multiway::carve_pass(c, s.pass[i], sizeof(K));
+    } else if (p.mode == kSortKeys) {
+        s.sort_temp = c.take<unsigned char>(p.sort_temp);
     } else if (p.mode == kSort) {
         s.ordered_in = c.take<O>(a->n);
         s.ordered_out = c.take<O>(a->n);
@@ -292,13 +299,35 @@ Scratch carve(const pb_merge_args *a, const Plan &p, bool pairs, void *base, siz
  * k = 2 the rounds' one pass wins at every size). */
 constexpr uint64_t kMultiwayMinKeys = 1ull << 25;
 
-/* PB_MERGE_MODE=rounds or multiway forces merge/path's method (tests run both; A/B runs);
- * unset or anything else: chosen by k and n. */
-inline bool use_multiway(const pb_merge_args *a) {
+/* Where a CUB radix sort of 4-byte integer keys beats the merge (H200, u32, merge/path
+ * against merge/cub-sort in results/h200/kway_merge.csv with session 15's 9% on top: at
+ * k = 1024 the sort is faster at every n from 2^20 to 2^28, at k = 256 below 2^26 keys, at
+ * k = 64 only near 2^20, where both are launch-bound). */
+inline bool sort_beats_merge(const pb_merge_args *a) {
+    return a->k >= 512 || (a->k >= 256 && a->n < (1ull << 26));
+}
+
+/* PB_MERGE_MODE=rounds, multiway or sort forces merge/path's method (tests run each; A/B
+ * runs); unset or anything else: chosen by k and n. Past kMaxRoundLists lists it sorts. */
+enum Method { kByRounds, kByMultiway, kBySort, kBySize };
+inline Method forced_method() {
     const char *e = getenv("PB_MERGE_MODE");
-    if (e && strcmp(e, "rounds") == 0) return false;
-    if (e && strcmp(e, "multiway") == 0) return true;
-    return a->k >= 3 && a->n >= kMultiwayMinKeys;
+    if (e && strcmp(e, "rounds") == 0) return kByRounds;
+    if (e && strcmp(e, "multiway") == 0) return kByMultiway;
+    if (e && strcmp(e, "sort") == 0) return kBySort;
+    return kBySize;
+}
+inline bool use_multiway(const pb_merge_args *a, Method m) {
+    return m == kByMultiway || (m == kBySize && a->k >= 3 && a->n >= kMultiwayMinKeys);
+}
+/* The item count's type for the kSortKeys sorts, which CUB's tuning follows: H200, 2^27
+ * keys, k = 1024 and 4096 (configs/tests/merge-sort-items.json): keys alone 3.13 ms for u32
+ * with a 32-bit count, 2.69 with a 64-bit one (i32 2.64 and 2.69); with values 3.69 and 4.23
+ * (i32 3.73 and 4.28). */
+using SortKeysItems = int64_t;
+using SortPairsItems = uint32_t;
+template <class K> constexpr bool sorts_as_keys() {
+    return sizeof(K) == 4 && (K)0.5 == (K)0; /* u32 and i32, not f32 */
 }
 
 /* pairs: whether the launch carries values (values and out_values both set). configure:
@@ -318,14 +347,26 @@ cudaError_t make_plan(const pb_merge_args *a, bool pairs, Plan &p, bool configur
         p.mode = kCopy;
         return cudaSuccess;
     }
-    if (a->k > kMaxRoundLists) {
+    const Method method = forced_method();
+    const bool sort = a->k > kMaxRoundLists || method == kBySort ||
+                      (method == kBySize && sorts_as_keys<K>() && sort_beats_merge(a));
+    if (sort && sorts_as_keys<K>()) {
+        p.mode = kSortKeys;
+        if (pairs)
+            return cub::DeviceRadixSort::SortPairs(nullptr, p.sort_temp, (const K *)nullptr,
+                                                   (K *)nullptr, (const uint32_t *)nullptr,
+                                                   (uint32_t *)nullptr, (SortPairsItems)a->n);
+        return cub::DeviceRadixSort::SortKeys(nullptr, p.sort_temp, (const K *)nullptr,
+                                              (K *)nullptr, (SortKeysItems)a->n);
+    }
+    if (sort) {
         p.mode = kSort;
         return cub::DeviceRadixSort::SortPairs(
             nullptr, p.sort_temp, (const O *)nullptr, (O *)nullptr, (const uint32_t *)nullptr,
             (uint32_t *)nullptr, (uint32_t)a->n, 0, (int)sizeof(O) * 8);
     }
     pb_merge_multiway::Pass shapes[pb::merge::multiway::kMaxPasses];
-    if (use_multiway(a) && pb::merge::multiway::plan_passes(a->k, p.passes) &&
+    if (use_multiway(a, method) && pb::merge::multiway::plan_passes(a->k, p.passes) &&
         shape_passes<K>(a, p.passes, shapes)) {
         p.mode = kMultiway;
         return configure ? pb_merge_multiway::configure<K>() : cudaSuccess;
@@ -414,6 +455,15 @@ template <class K> int launch_for(const pb_merge_args *a, cudaStream_t stream) {
         return (int)run_rounds<K>(a, p, s, pairs, stream);
     case kMultiway:
         return (int)run_multiway<K>(a, p, s, pairs, stream);
+    case kSortKeys: {
+        size_t temp = p.sort_temp;
+        if (pairs)
+            return (int)cub::DeviceRadixSort::SortPairs(s.sort_temp, temp, keys, out, a->values,
+                                                        a->out_values, (SortPairsItems)a->n, 0,
+                                                        (int)sizeof(K) * 8, stream);
+        return (int)cub::DeviceRadixSort::SortKeys(
+            s.sort_temp, temp, keys, out, (SortKeysItems)a->n, 0, (int)sizeof(K) * 8, stream);
+    }
     case kSort:
         break;
     }

@@ -1,8 +1,9 @@
 /* Every GPU merge backend against the CPU heap merge: k = 1 and 2, all lists empty but
  * one, lists of size 1, all keys equal (stability, with values), duplicates across lists,
  * k past the SM count times the sublists per list, floats with zeros of both signs, every
- * key type with and without values, and list sizes of every kind. Twice: merge/path by
- * pairwise rounds, then by multiway passes (PB_MERGE_MODE), which it picks by size. */
+ * key type with and without values, and list sizes of every kind. Three times: merge/path
+ * by pairwise rounds, by multiway passes, then by radix sort (PB_MERGE_MODE), which it
+ * picks by size. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stdbool.h>
@@ -181,7 +182,7 @@ int main(void) {
         cmocka_unit_test(many_lists),        cmocka_unit_test(every_type_and_size_kind),
         cmocka_unit_test(signed_zeros),      cmocka_unit_test(seed_like),
     };
-    const char *modes[] = {"rounds", "multiway"};
+    const char *modes[] = {"rounds", "multiway", "sort"};
     int failed = 0;
     for (size_t i = 0; i < COUNT(modes); i++) {
         setenv("PB_MERGE_MODE", modes[i], 1);
