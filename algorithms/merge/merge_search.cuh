@@ -10,9 +10,9 @@ namespace pb::merge {
 
 /* Merge path: how many of the first d outputs of the stable merge of A (na keys) with B
  * (nb keys) come from A, ties to A. A binary search along diagonal d, one probe a step:
- * split_kernel's tile starts and every thread's start in merge_items. (A 16-lane search, 7
- * steps at 2^27 keys instead of 27, read 3 times the memory and was slower on the H200.)
- * I: the index type (int in a tile, where it saved registers). */
+ * split_kernel's tile starts (in a tile, merge_tile.cuh's tile_path_split). (A 16-lane
+ * search, 7 steps at 2^27 keys instead of 27, read 3 times the memory and was slower on
+ * the H200.) I: the index type. */
 template <class K, class I = uint32_t>
 __host__ __device__ inline I merge_path_split(const K *A, I na, const K *B, I nb, I d) {
     I lo = d > nb ? d - nb : 0, hi = d < na ? d : na;

@@ -20,7 +20,7 @@ namespace pb::merge {
 
 /* The tile shape: threads a block and keys a thread (odd, so that a round's blocked writes
  * hit distinct banks; fewer for 8-byte keys, for registers). The macros are for A/B builds
- * of other shapes (tools/device-pack packs such a build as bench_old). */
+ * of other shapes (tools/link-variant). */
 #ifndef PB_MERGE_TILE_THREADS
 #define PB_MERGE_TILE_THREADS 512
 #endif
