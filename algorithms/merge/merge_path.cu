@@ -23,11 +23,11 @@
  *     block's loads hide behind another's merging.
  *
  * Rounds ping-pong between scratch buffers, arranged so the last lands in the output. k = 1
- * is a copy. Beyond kMaxRoundLists lists (more than 12 rounds), and for 4-byte integer keys
- * from 512 lists on (256 below 2^26 keys: sort_beats_merge), the merge is CUB's radix sort:
- * stable, so the same order, and fewer passes than the rounds. 4-byte integer keys are
- * sorted as they are (with their values); other keys as (ordered key, input index) pairs,
- * then gathered. */
+ * is a copy. Beyond kMaxRoundLists lists (more than 12 rounds), and for 4-byte keys from
+ * 512 lists on (256 below 2^26 keys: sort_beats_merge), the merge is CUB's radix sort:
+ * stable, so the same order, and fewer passes than the rounds. 4-byte keys are sorted as
+ * they are (with their values); 8-byte keys as (ordered key, input index) pairs, then
+ * gathered. */
 #include <cuda_runtime.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -210,8 +210,8 @@ __global__ void gather_kernel(const K *__restrict__ keys, const uint32_t *__rest
 /* ---- host side ---------------------------------------------------------------------------- */
 
 /* kSort: CUB's radix sort of (ordered key bits, input index) and a gather, for any key type;
- * kSortKeys: of the keys themselves (and their values), for 4-byte integer keys, whose
- * equal keys are equal bits, so that a stable sort of them is the stable merge. */
+ * kSortKeys: of the keys themselves (and their values), for 4-byte keys, whose stable sort
+ * is the stable merge (CUB's radix sort takes -0.0 and +0.0 as equal, as the merge does). */
 enum Mode { kNothing, kCopy, kRounds, kMultiway, kSort, kSortKeys };
 
 struct Plan {
@@ -299,7 +299,7 @@ Scratch carve(const pb_merge_args *a, const Plan &p, bool pairs, void *base, siz
  * k = 2 the rounds' one pass wins at every size). */
 constexpr uint64_t kMultiwayMinKeys = 1ull << 25;
 
-/* Where a CUB radix sort of 4-byte integer keys beats the merge (H200, u32, merge/path
+/* Where a CUB radix sort of 4-byte keys beats the merge (H200, u32, merge/path
  * against merge/cub-sort in results/h200/kway_merge.csv with session 15's 9% on top: at
  * k = 1024 the sort is faster at every n from 2^20 to 2^28, at k = 256 below 2^26 keys, at
  * k = 64 only near 2^20, where both are launch-bound). */
@@ -327,7 +327,7 @@ inline bool use_multiway(const pb_merge_args *a, Method m) {
 using SortKeysItems = int64_t;
 using SortPairsItems = uint32_t;
 template <class K> constexpr bool sorts_as_keys() {
-    return sizeof(K) == 4 && (K)0.5 == (K)0; /* u32 and i32, not f32 */
+    return sizeof(K) == 4; /* u32, i32 and f32: CUB sorts -0.0 and +0.0 as equal keys */
 }
 
 /* pairs: whether the launch carries values (values and out_values both set). configure:
