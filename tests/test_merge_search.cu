@@ -17,10 +17,8 @@ extern "C" {
 }
 
 #include "merge_search.cuh"
-#include "merge_tile.cuh"
 
 using pb::merge::merge_path_split;
-using pb::merge::tile_path_split;
 
 using Run = std::vector<uint32_t>;
 
@@ -61,8 +59,8 @@ static void every_diagonal_of_random_runs(void **state) {
         const std::vector<uint32_t> want = splits_by_merging(A, B);
         for (uint32_t d = 0; d <= na + nb; d++) {
             assert_int_equal(split(A, B, d), want[d]);
-            /* the in-tile search (merge_tile.cuh) agrees */
-            assert_int_equal(tile_path_split(A.data(), (int)na, B.data(), (int)nb, (int)d),
+            /* with int indices, as merge_items searches a tile */
+            assert_int_equal(merge_path_split(A.data(), (int)na, B.data(), (int)nb, (int)d),
                              want[d]);
         }
     }

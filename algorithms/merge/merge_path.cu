@@ -150,7 +150,7 @@ __global__ void __launch_bounds__(kThreads, pb::merge::tile_blocks<K>(kPairs))
     uint32_t *sv = buf.values(0);
     const int th = threadIdx.x;
     /* Straight into shared memory by cp.async: every copy in flight at once, no registers
-     * held (four blocks an SM leave 32 a thread). */
+     * held. */
 #pragma unroll
     for (int j = 0; j < I; j++) {
         const uint32_t o = (uint32_t)(th + j * kThreads);

@@ -43,11 +43,7 @@ template <class K> struct Tile {
  * a round, a write-back between). In place only for 4-byte keys with values, where a second
  * key buffer would cost a block an SM (two fit then, one with ping-pong). */
 template <class K> __host__ __device__ constexpr bool keys_ping_pong(bool pairs) {
-#ifdef PB_MERGE_KEYS_IN_PLACE /* A/B builds: every tile in place */
-    return false && pairs;
-#else
     return !(pairs && sizeof(K) == 4);
-#endif
 }
 
 /* A tile's shared memory: its keys with one slot past the last (read by the merge, never
@@ -67,23 +63,6 @@ template <class K> __host__ __device__ constexpr int tile_blocks(bool pairs) {
     const int by_smem = (int)((228u << 10) / (tile_smem_bytes<K>(pairs) + 1024 + 512));
     const int by_threads = 2048 / kTileThreads;
     return by_smem < by_threads ? (by_smem > 0 ? by_smem : 1) : by_threads;
-}
-
-/* Merge path inside a tile: how many of the first d outputs of the stable merge of A (na
- * keys) with B (nb keys) come from A, ties to A. Branch-free halving (the candidates
- * [base, base + len) shrink by half a step, the probe below the upper half) on indices,
- * not pointers, so that the addresses stay 32-bit shared ones. */
-template <class K>
-__host__ __device__ __forceinline__ int tile_path_split(const K *A, int na, const K *B, int nb,
-                                                        int d) {
-    int base = d > nb ? d - nb : 0;
-    int len = (d < na ? d : na) - base + 1;
-    while (len > 1) {
-        const int half = len >> 1, probe = base + half - 1;
-        base = !(B[(d - 1) - probe] < A[probe]) ? base + half : base; /* answer past the probe */
-        len -= half;
-    }
-    return base;
 }
 
 /* Whether cond holds in every active lane of the warp (on the host, a thread is a warp). */
@@ -143,7 +122,7 @@ __host__ __device__ inline void merge_items(const K *sk, const uint32_t *sv_in, 
     int a1 = seg_off[(q << r) + half < S ? (q << r) + half : S];
     int b1 = seg_off[(q << r) + full < S ? (q << r) + full : S];
     const int d = o - a0;
-    const int ilo = tile_path_split(sk + a0, a1 - a0, sk + a1, b1 - a1, d);
+    const int ilo = merge_path_split<K, int>(sk + a0, a1 - a0, sk + a1, b1 - a1, d);
     int ap = a0 + ilo, bp = a1 + d - ilo;
     K ka = sk[ap], kb = sk[bp];
     /* neither run runs out (so all in this pair), in every lane of the warp: one loop */
