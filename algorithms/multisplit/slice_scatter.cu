@@ -26,6 +26,7 @@
 #include "async_copy.cuh"
 #include "search.cuh"
 #include "slice_count.cuh"
+#include "slice_fused.cuh"
 
 namespace pb_ms {
 namespace {
@@ -121,13 +122,13 @@ template <class T, bool kPairs, class DigitT> struct TileSmem {
 /* Three blocks an SM for 4-byte keys (at most 85 registers), so one block's barriers
  * overlap the others' work. starts[d * pieces + s * split]: where slice s's keys of digit
  * d go. keys and values must be 16-byte aligned (cp.async). */
-template <class T, class Digit, bool kPairs, class DigitT>
+template <class T, class Digit, bool kPairs, class DigitT, bool kFused>
 __global__ void __launch_bounds__(kThreads, sizeof(T) == 4 ? 3 : 2)
     slice_scatter_kernel(const T *__restrict__ keys, const uint32_t *__restrict__ values,
                          uint64_t n, uint64_t span, Digit digit_of, uint32_t digits,
                          const uint32_t *__restrict__ starts, uint32_t pieces, uint32_t split,
-                         T *__restrict__ out_keys, uint32_t *__restrict__ out_values,
-                         uint32_t *__restrict__ offsets) {
+                         FusedScratch fused, T *__restrict__ out_keys,
+                         uint32_t *__restrict__ out_values, uint32_t *__restrict__ offsets) {
     using Smem = TileSmem<T, kPairs, DigitT>;
     constexpr int kItems = items_per_thread<T>();
     constexpr int kTile = Smem::kTile;
@@ -162,8 +163,14 @@ __global__ void __launch_bounds__(kThreads, sizeof(T) == 4 ? 3 : 2)
         pb::commit_async();
     };
 
+    fetch(0);
+    /* kFused (launched cooperatively): the count and the scan of the starts are done here
+     * (slice_fused.cuh), starts unused */
+    if constexpr (kFused)
+        fused_slice_bases<kThreads, T, Digit, Scan>(keys, begin, end, digit_of, digits, fused,
+                                                    sm.tile_count, sm.base, scan_storage);
     for (uint32_t d = threadIdx.x; d < digits; d += kThreads) {
-        sm.base[d] = starts[(uint64_t)d * pieces + (uint64_t)blockIdx.x * split];
+        if (!kFused) sm.base[d] = starts[(uint64_t)d * pieces + (uint64_t)blockIdx.x * split];
         /* slice 0's start of a digit is where the digit starts: the bins' offsets */
         if (offsets && blockIdx.x == 0) offsets[d] = sm.base[d];
     }
@@ -173,7 +180,6 @@ __global__ void __launch_bounds__(kThreads, sizeof(T) == 4 ? 3 : 2)
     const uint32_t per_thread = (digits + kThreads - 1) / kThreads;
     const uint32_t first = min(threadIdx.x * per_thread, digits);
     const uint32_t last = min(first + per_thread, digits);
-    fetch(0);
     pb::wait_async_all();
     fetch(1);
     __syncthreads();
@@ -318,6 +324,7 @@ struct Plan {
     uint32_t split;     /* count blocks per slice */
     uint64_t part_span; /* keys per count block */
     uint32_t copies;    /* histograms per count block */
+    bool fused;         /* count and scan inside the scatter kernel (slice_fused.cuh) */
     size_t scan_temp_bytes;
     uint32_t pieces() const { return slices * split; }
 };
@@ -325,7 +332,7 @@ struct Plan {
 /* Scratch: digit-major counts and their scan, CUB's scan storage, and for two passes the
  * keys (and values) between them. */
 template <class T> struct Scratch {
-    uint32_t *counts, *starts;
+    uint32_t *counts, *starts, *totals;
     void *scan_temp;
     T *mid_keys;
     uint32_t *mid_values;
@@ -335,6 +342,23 @@ template <class T> struct Scratch {
 inline uint32_t count_copies(uint32_t digits) {
     const uint32_t fit = (24u << 10) / (digits * 4);
     return fit < 1 ? 1 : fit > (uint32_t)kCountWarps ? (uint32_t)kCountWarps : fit;
+}
+
+/* Inputs up to this many keys take fused passes (slice_fused.cuh), unless
+ * PB_MULTISPLIT_FUSED is 0 (never) or 1 (whenever the grid allows) for A/B runs. */
+constexpr uint64_t kFusedMaxKeys = 1ull << 22;
+
+inline bool fused_wanted(uint64_t n) {
+    const char *knob = getenv("PB_MULTISPLIT_FUSED");
+    if (knob && *knob) return *knob != '0';
+    return n <= kFusedMaxKeys;
+}
+
+inline bool device_cooperative() {
+    int device = 0, yes = 0;
+    cudaGetDevice(&device);
+    cudaDeviceGetAttribute(&yes, cudaDevAttrCooperativeLaunch, device);
+    return yes != 0;
 }
 
 template <class K> int resident_blocks(K kernel, int threads, size_t smem) {
@@ -376,16 +400,26 @@ template <class T, class Digit, bool kPairs> Plan make_plan(const pb_multisplit_
     constexpr int kTile = TileSmem<T, kPairs, uint8_t>::kTile;
     const uint64_t tiles = (a->n + kTile - 1) / kTile;
     const int sms = device_sms();
-    /* every pass's digits take the width of the most digits */
+    const bool fused_candidate = fused_wanted(a->n) && device_cooperative();
+    /* every pass's digits take the width of the most digits; a fused grid must all be
+     * resident at once, so it takes the fewer blocks of the two kernels */
     const int per_sm = with_digit_width(p.max_digits, [&](auto width) {
         using DigitT = decltype(width);
-        auto kernel = slice_scatter_kernel<T, Digit, kPairs, DigitT>;
         const size_t smem = TileSmem<T, kPairs, DigitT>::bytes(p.max_digits);
-        allow_smem(kernel, smem);
-        return resident_blocks(kernel, kThreads, smem);
+        auto plain = slice_scatter_kernel<T, Digit, kPairs, DigitT, false>;
+        allow_smem(plain, smem);
+        int blocks = resident_blocks(plain, kThreads, smem);
+        if (fused_candidate) {
+            auto fused = slice_scatter_kernel<T, Digit, kPairs, DigitT, true>;
+            allow_smem(fused, smem);
+            const int fused_blocks = resident_blocks(fused, kThreads, smem);
+            if (fused_blocks < blocks) blocks = fused_blocks;
+        }
+        return blocks;
     });
     const uint64_t resident = (uint64_t)sms * per_sm;
     p.slices = (uint32_t)(tiles < resident ? tiles : resident);
+    p.fused = fused_candidate && p.slices <= fused_max_slices<kThreads>();
     p.span = (tiles + p.slices - 1) / p.slices * kTile;
     /* the count's grid: as many blocks as fit at once, whole slices apart */
     p.copies = count_copies(p.max_digits);
@@ -411,6 +445,7 @@ Scratch<T> carve(const pb_multisplit_args *a, const Plan &p, void *base, size_t 
     const size_t count = (size_t)p.max_digits * p.pieces();
     s.counts = c.take<uint32_t>(count);
     s.starts = c.take<uint32_t>(count);
+    s.totals = c.take<uint32_t>(p.max_digits);
     s.scan_temp = c.take<unsigned char>(p.scan_temp_bytes);
     if (p.passes == 2) {
         s.mid_keys = c.take<T>(a->n);
@@ -424,6 +459,27 @@ template <class T, class Digit, bool kPairs>
 cudaError_t run_pass(const Digit &digit, uint32_t digits, const Plan &p, Scratch<T> &s,
                      const T *keys, const uint32_t *values, uint64_t n, T *out_keys,
                      uint32_t *out_values, uint32_t *offsets, cudaStream_t stream) {
+    const FusedScratch fused{s.counts, s.totals};
+    if (p.fused)
+        return with_digit_width(digits, [&](auto width) {
+            using DigitT = decltype(width);
+            auto kernel = slice_scatter_kernel<T, Digit, kPairs, DigitT, true>;
+            const size_t smem = TileSmem<T, kPairs, DigitT>::bytes(digits);
+            allow_smem(kernel, smem);
+            cudaLaunchAttribute cooperative{};
+            cooperative.id = cudaLaunchAttributeCooperative;
+            cooperative.val.cooperative = 1;
+            cudaLaunchConfig_t config{};
+            config.gridDim = p.slices;
+            config.blockDim = kThreads;
+            config.dynamicSmemBytes = smem;
+            config.stream = stream;
+            config.attrs = &cooperative;
+            config.numAttrs = 1;
+            return cudaLaunchKernelEx(&config, kernel, keys, values, n, p.span, digit, digits,
+                                      (const uint32_t *)nullptr, p.slices, 1u, fused, out_keys,
+                                      out_values, offsets);
+        });
     piece_count_kernel<T, Digit>
         <<<p.pieces(), kCountThreads, (size_t)p.copies * digits * 4, stream>>>(
             keys, n, p.span, p.split, p.part_span, digit, digits, p.copies, s.counts);
@@ -433,12 +489,12 @@ cudaError_t run_pass(const Digit &digit, uint32_t digits, const Plan &p, Scratch
     if (e != cudaSuccess) return e;
     return with_digit_width(digits, [&](auto width) {
         using DigitT = decltype(width);
-        auto kernel = slice_scatter_kernel<T, Digit, kPairs, DigitT>;
+        auto kernel = slice_scatter_kernel<T, Digit, kPairs, DigitT, false>;
         const size_t smem = TileSmem<T, kPairs, DigitT>::bytes(digits);
         allow_smem(kernel, smem);
         kernel<<<p.slices, kThreads, smem, stream>>>(keys, values, n, p.span, digit, digits,
-                                                     s.starts, p.pieces(), p.split, out_keys,
-                                                     out_values, offsets);
+                                                     s.starts, p.pieces(), p.split, fused,
+                                                     out_keys, out_values, offsets);
         return cudaGetLastError();
     });
 }

@@ -1,7 +1,8 @@
 /* Every GPU multisplit backend against the CPU reference on the edge cases: n = 1,
  * bins = 1, bins > n, every key in one bin, keys at the type's min and max, n not a
  * multiple of any tile, stability with duplicate keys carrying distinct values (every
- * case with values checks it: the value is the key's input index). */
+ * case with values checks it: the value is the key's input index). multisplit/auto runs
+ * every case with its passes fused and unfused (PB_MULTISPLIT_FUSED). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stdbool.h>
@@ -92,5 +93,14 @@ int main(void) {
     };
     small = getenv("PB_TEST_SMALL") != NULL;
     size_t count = small ? 3 : 4; /* and no 2^24-key cases */
-    return _cmocka_run_group_tests("multisplit_gpu", tests, count, NULL, NULL);
+    /* multisplit/auto's passes with the count and scan fused into the scatter wherever the
+     * grid allows, then never (by default small inputs are fused, large ones not) */
+    const char *fused[] = {"1", "0"};
+    int failed = 0;
+    for (size_t i = 0; i < COUNT(fused); i++) {
+        setenv("PB_MULTISPLIT_FUSED", fused[i], 1);
+        print_message("PB_MULTISPLIT_FUSED=%s\n", fused[i]);
+        failed += _cmocka_run_group_tests("multisplit_gpu", tests, count, NULL, NULL);
+    }
+    return failed;
 }
