@@ -493,8 +493,8 @@ cudaError_t run_pass(const Digit &digit, uint32_t digits, const Plan &p, Scratch
         const size_t smem = TileSmem<T, kPairs, DigitT>::bytes(digits);
         allow_smem(kernel, smem);
         kernel<<<p.slices, kThreads, smem, stream>>>(keys, values, n, p.span, digit, digits,
-                                                     s.starts, p.pieces(), p.split, fused,
-                                                     out_keys, out_values, offsets);
+                                                     s.starts, p.pieces(), p.split, fused, out_keys,
+                                                     out_values, offsets);
         return cudaGetLastError();
     });
 }
