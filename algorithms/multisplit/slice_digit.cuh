@@ -15,7 +15,6 @@ namespace pb_ms {
 
 /* Any key type and bucket kind: the shared bucket function. */
 struct GenericDigit {
-    static constexpr bool kCheap = false; /* splitters search, modulo divides */
     pb_bucket bucket;
     uint32_t shift, mask;
 
@@ -34,7 +33,6 @@ struct GenericDigit {
  * built from the input's own minimum and maximum, so the bin is below bins; the clamp
  * only keeps a foreign key inside the shared memory. */
 struct Range32Digit {
-    static constexpr bool kCheap = true; /* about 10 instructions */
     pb_bucket bucket;
     uint32_t lo, last_bin;
     uint32_t shift, mask;

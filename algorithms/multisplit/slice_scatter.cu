@@ -20,8 +20,6 @@
  * most 256; the bins' offsets then come from a search of the sorted output. */
 #include <stdlib.h>
 
-#include <type_traits>
-
 #include <cub/block/block_scan.cuh>
 #include <cub/device/device_scan.cuh>
 
@@ -63,21 +61,14 @@ template <class T> __host__ __device__ constexpr int items_per_thread() {
     return 64 / (int)sizeof(T);
 }
 
-/* The digit array's element (each sorted key's digit, kept for the write): none where the
- * rule is cheap to evaluate again (Digit::kCheap), since the scatter is bound by shared
- * memory, not instructions; else a byte while digits fit one (plus the sentinel `digits`
- * of an empty slot, which is never stored), else 16 bits. */
-struct NoDigitArray {};
-template <class DigitT> __host__ __device__ constexpr size_t digit_array_bytes() {
-    return std::is_same<DigitT, NoDigitArray>::value ? 0 : sizeof(DigitT);
-}
-template <class Digit, class F> auto with_digit_width(uint32_t digits, F &&f) {
-    if constexpr (Digit::kCheap) {
-        return f(NoDigitArray{});
-    } else {
-        if (digits <= 256) return f(uint8_t{});
-        return f(uint16_t{});
-    }
+/* The digit array's element: a byte while digits fit one (plus the sentinel `digits` of an
+ * empty slot, which is never stored), else 16 bits; the byte keeps three blocks an SM at
+ * 256 digits. Evaluating a range bucket's digit again for the write instead of keeping
+ * the array was a wash (H200, 2^28 u32 keys, configs/tests/multisplit-ab.json: alone
+ * -1 to +2%, with values -2 to +5%). */
+template <class F> auto with_digit_width(uint32_t digits, F &&f) {
+    if (digits <= 256) return f(uint8_t{});
+    return f(uint16_t{});
 }
 
 /* The block's share of copying `bytes` (a multiple of 4) from src (16-byte aligned) to
@@ -111,7 +102,7 @@ template <class T, bool kPairs, class DigitT> struct TileSmem {
         const size_t value_bytes = kPairs ? (size_t)(kStages + 1) * kTile * 4 : 0;
         return (size_t)(kStages + 1) * kTile * sizeof(T) + value_bytes +
                (size_t)(kWarps + 3) * digits * 4 + (size_t)kWarps * (digits + 1) * 4 +
-               (size_t)kTile * digit_array_bytes<DigitT>();
+               (size_t)kTile * sizeof(DigitT);
     }
     __device__ TileSmem(unsigned char *p, uint32_t digits) {
         /* the widest arrays first, so each stays aligned */
@@ -141,7 +132,6 @@ __global__ void __launch_bounds__(kThreads, sizeof(T) == 4 ? 3 : 2)
                          FusedScratch fused, T *__restrict__ out_keys,
                          uint32_t *__restrict__ out_values, uint32_t *__restrict__ offsets) {
     using Smem = TileSmem<T, kPairs, DigitT>;
-    constexpr bool kDigitArray = digit_array_bytes<DigitT>() > 0;
     constexpr int kItems = items_per_thread<T>();
     constexpr int kTile = Smem::kTile;
     constexpr int kWarpTile = 32 * kItems;
@@ -273,7 +263,7 @@ __global__ void __launch_bounds__(kThreads, sizeof(T) == 4 ? 3 : 2)
             if (d < digits) {
                 const uint32_t at = my_counts[d] + (digit_rank[j] >> 16);
                 sm.keys[at] = k[j];
-                if constexpr (kDigitArray) sm.digit[at] = (DigitT)d;
+                sm.digit[at] = (DigitT)d;
                 if (kPairs) sm.values[at] = ring_values[warp * kWarpTile + j * 32 + lane];
             }
         }
@@ -287,14 +277,8 @@ __global__ void __launch_bounds__(kThreads, sizeof(T) == 4 ? 3 : 2)
         /* 4. Out in runs: consecutive threads, consecutive addresses inside a digit. */
 #pragma unroll 4
         for (uint32_t i = threadIdx.x; i < valid; i += kThreads) {
-            const T key = sm.keys[i];
-            uint32_t d;
-            if constexpr (kDigitArray)
-                d = sm.digit[i];
-            else
-                d = digit_of(key);
-            const uint32_t dest = sm.delta[d] + i;
-            out_keys[dest] = key;
+            const uint32_t dest = sm.delta[sm.digit[i]] + i;
+            out_keys[dest] = sm.keys[i];
             if (kPairs) out_values[dest] = sm.values[i];
         }
     }
@@ -425,7 +409,7 @@ template <class T, class Digit, bool kPairs> Plan make_plan(const pb_multisplit_
     const bool fused_candidate = fused_wanted(a->n) && device_cooperative();
     /* every pass's digits take the width of the most digits; a fused grid must all be
      * resident at once, so it takes the fewer blocks of the two kernels */
-    const int per_sm = with_digit_width<Digit>(p.max_digits, [&](auto width) {
+    const int per_sm = with_digit_width(p.max_digits, [&](auto width) {
         using DigitT = decltype(width);
         const size_t smem = TileSmem<T, kPairs, DigitT>::bytes(p.max_digits);
         auto plain = slice_scatter_kernel<T, Digit, kPairs, DigitT, false>;
@@ -483,7 +467,7 @@ cudaError_t run_pass(const Digit &digit, uint32_t digits, const Plan &p, Scratch
                      uint32_t *out_values, uint32_t *offsets, cudaStream_t stream) {
     const FusedScratch fused{s.counts, s.totals};
     if (p.fused)
-        return with_digit_width<Digit>(digits, [&](auto width) {
+        return with_digit_width(digits, [&](auto width) {
             using DigitT = decltype(width);
             auto kernel = slice_scatter_kernel<T, Digit, kPairs, DigitT, true>;
             const size_t smem = TileSmem<T, kPairs, DigitT>::bytes(digits);
@@ -509,7 +493,7 @@ cudaError_t run_pass(const Digit &digit, uint32_t digits, const Plan &p, Scratch
     cudaError_t e = cub::DeviceScan::ExclusiveSum(s.scan_temp, temp, s.counts, s.starts,
                                                   (int)(digits * p.pieces()), stream);
     if (e != cudaSuccess) return e;
-    return with_digit_width<Digit>(digits, [&](auto width) {
+    return with_digit_width(digits, [&](auto width) {
         using DigitT = decltype(width);
         auto kernel = slice_scatter_kernel<T, Digit, kPairs, DigitT, false>;
         const size_t smem = TileSmem<T, kPairs, DigitT>::bytes(digits);
