@@ -197,7 +197,9 @@ __global__ void __launch_bounds__(kThreads, sizeof(T) == 4 ? 3 : 2)
          * whatever the digit count: 6 to 9 ballots a key cost twice the kernel's other
          * work), then take consecutive ranks after what the warp's earlier items of the
          * digit took. The lowest lane of a digit (the leader) alone writes its counter
-         * and clears its mask word: no other atomics. */
+         * and clears its mask word: no other atomics. Ranking two items a step (a second
+         * mask set, half the dependent steps) was not faster: H200, 2^28 u32 keys, -4 to
+         * +5% by bin count, at 2^20 to 2^23 2 to 5% slower (multisplit-two-masks-*.csv). */
         T k[kItems];
         /* digit (low 16 bits) and rank in the warp (high 16 bits) of each item */
         uint32_t digit_rank[kItems];
