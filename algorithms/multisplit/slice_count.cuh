@@ -18,12 +18,28 @@ namespace pb_ms {
 constexpr int kCountThreads = 256;
 constexpr int kCountWarps = kCountThreads / 32;
 
+/* A thread's run of equal digits among the keys it counts in turn, added to a shared
+ * histogram once: a skewed input does not pile atomics onto one counter. */
+struct DigitRun {
+    uint32_t digit = 0, count = 0;
+    __device__ __forceinline__ void add(uint32_t *hist, uint32_t d) {
+        if (count && d != digit) {
+            atomicAdd(&hist[digit], count);
+            count = 0;
+        }
+        digit = d;
+        count++;
+    }
+    __device__ __forceinline__ void flush(uint32_t *hist) {
+        if (count) atomicAdd(&hist[digit], count);
+    }
+};
+
 /* Block b counts piece b: part (b % split) of slice (b / split), in
  * [slice * span + part * part_span, ...) clipped to the slice and to n. The warps of a
  * block share `copies` histograms in shared memory (warp w adds into copy w % copies):
  * one each for few digits, fewer when many digits would not leave room for 8 blocks. A
- * thread adds a run of equal digits among the keys it holds once, so a skewed input does
- * not pile atomics onto one counter. */
+ * thread adds a run of equal digits among the keys it holds once (DigitRun). */
 template <class T, class Digit>
 __global__ void __launch_bounds__(kCountThreads)
     piece_count_kernel(const T *__restrict__ keys, uint64_t n, uint64_t span, uint32_t split,
@@ -61,22 +77,16 @@ __global__ void __launch_bounds__(kCountThreads)
                     if (u < (int)have[v]) k[v][u] = keys[first + u];
             }
         }
-        uint32_t run_digit = 0, run = 0;
+        DigitRun run;
 #pragma unroll
         for (int v = 0; v < kVecs; v++) {
 #pragma unroll
             for (int u = 0; u < kVecKeys; u++) {
                 if (!full.value && u >= (int)have[v]) continue;
-                const uint32_t d = digit(k[v][u]);
-                if (run && d != run_digit) {
-                    atomicAdd(&mine[run_digit], run);
-                    run = 0;
-                }
-                run_digit = d;
-                run++;
+                run.add(mine, digit(k[v][u]));
             }
         }
-        if (run) atomicAdd(&mine[run_digit], run);
+        run.flush(mine);
     };
     for (uint64_t base = begin + warp * kWarpStep; base < end; base += kCountWarps * kWarpStep) {
         if (base + kWarpStep <= end)

@@ -17,6 +17,8 @@
 
 #include <cub/block/block_scan.cuh>
 
+#include "slice_count.cuh"
+
 namespace pb_ms {
 
 /* Global scratch of a fused pass: counts[d * slices + s], then row prefixes in place of
@@ -42,19 +44,13 @@ __device__ void fused_slice_bases(const T *__restrict__ keys, uint64_t begin, ui
     for (uint32_t d = th; d < digits; d += kThreads) hist[d] = 0;
     __syncthreads();
     for (uint64_t at = begin + (uint64_t)th * kRun; at < end; at += (uint64_t)kThreads * kRun) {
-        uint32_t run_digit = 0, run = 0;
+        DigitRun run;
 #pragma unroll
         for (int j = 0; j < kRun; j++) {
             if (at + j >= end) break;
-            const uint32_t d = digit_of(keys[at + j]);
-            if (run && d != run_digit) {
-                atomicAdd(&hist[run_digit], run);
-                run = 0;
-            }
-            run_digit = d;
-            run++;
+            run.add(hist, digit_of(keys[at + j]));
         }
-        if (run) atomicAdd(&hist[run_digit], run);
+        run.flush(hist);
     }
     __syncthreads();
     for (uint32_t d = th; d < digits; d += kThreads) f.counts[(uint64_t)d * slices + s] = hist[d];
