@@ -351,7 +351,7 @@ inline uint32_t count_copies(uint32_t digits) {
 /* Inputs up to this many keys take fused passes (slice_fused.cuh), unless
  * PB_MULTISPLIT_FUSED is 0 (never) or 1 (whenever the grid allows) for A/B runs. H200,
  * u32 keys, 40 to 65536 bins, fused against unfused (configs/tests/multisplit-fused.json):
- * at 2^20 keys 14 to 33% faster (12288 bins 43.9 against 55.5 us), at 2^21 0 to 7%, at
+ * at 2^20 keys 14 to 33% faster (12288 bins 43.9 against 55.5 us), at 2^21 -1 to +7%, at
  * 2^22 even alone and 5 to 9% slower with values, at 2^23 6 to 18% slower: the fused
  * count reads with a scatter's few blocks, the count kernel with many. */
 constexpr uint64_t kFusedMaxKeys = 1ull << 21;
