@@ -64,8 +64,8 @@ template <class T> __host__ __device__ constexpr int items_per_thread() {
 /* The digit array's element: a byte while digits fit one (plus the sentinel `digits` of an
  * empty slot, which is never stored), else 16 bits; the byte keeps three blocks an SM at
  * 256 digits. Evaluating a range bucket's digit again for the write instead of keeping
- * the array was a wash (H200, 2^28 u32 keys, configs/tests/multisplit-ab.json: alone
- * -1 to +2%, with values -2 to +5%). */
+ * the array was a wash (H200, 2^28 u32 keys, configs/tests/multisplit-ab.json, time:
+ * alone 0 to 2% less, with values 5% less to 2% more, by bin count). */
 template <class F> auto with_digit_width(uint32_t digits, F &&f) {
     if (digits <= 256) return f(uint8_t{});
     return f(uint16_t{});
@@ -198,8 +198,9 @@ __global__ void __launch_bounds__(kThreads, sizeof(T) == 4 ? 3 : 2)
          * work), then take consecutive ranks after what the warp's earlier items of the
          * digit took. The lowest lane of a digit (the leader) alone writes its counter
          * and clears its mask word: no other atomics. Ranking two items a step (a second
-         * mask set, half the dependent steps) was not faster: H200, 2^28 u32 keys, -4 to
-         * +5% by bin count, at 2^20 to 2^23 2 to 5% slower (multisplit-two-masks-*.csv). */
+         * mask set, half the dependent steps) was not faster: H200, u32 keys, time 5%
+         * less to 4% more by bin count at 2^28, 4% less to 5% more (mostly 2 to 5% more)
+         * at 2^20 and 2^23 (multisplit-two-masks-*.csv). */
         T k[kItems];
         /* digit (low 16 bits) and rank in the warp (high 16 bits) of each item */
         uint32_t digit_rank[kItems];
@@ -350,10 +351,10 @@ inline uint32_t count_copies(uint32_t digits) {
 
 /* Inputs up to this many keys take fused passes (slice_fused.cuh), unless
  * PB_MULTISPLIT_FUSED is 0 (never) or 1 (whenever the grid allows) for A/B runs. H200,
- * u32 keys, 40 to 65536 bins, fused against unfused (configs/tests/multisplit-fused.json):
- * at 2^20 keys 14 to 33% faster (12288 bins 43.9 against 55.5 us), at 2^21 -1 to +7%, at
- * 2^22 even alone and 5 to 9% slower with values, at 2^23 6 to 18% slower: the fused
- * count reads with a scatter's few blocks, the count kernel with many. */
+ * u32 keys, 40 to 65536 bins, fused time against unfused (configs/tests/multisplit-fused
+ * .json): at 2^20 keys 6 to 25% less (12288 bins 43.9 against 55.5 us), at 2^21 7% less to
+ * 0.4% more, at 2^22 0 to 4% more alone and 5 to 10% with values, at 2^23 7 to 22% more:
+ * the fused count reads with a scatter's few blocks, the count kernel with many. */
 constexpr uint64_t kFusedMaxKeys = 1ull << 21;
 
 inline bool fused_wanted(uint64_t n) {
