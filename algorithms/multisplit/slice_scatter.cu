@@ -12,7 +12,9 @@
  *      gives each key its place in the tile sorted by digit; the sorted tile goes through
  *      shared memory and out in runs, consecutive threads to consecutive addresses.
  *      Running per-digit offsets carry the order from tile to tile.
- * Keys are read twice and written once: the 12-bytes-per-key bound.
+ * Keys are read twice and written once: the 12-bytes-per-key bound. Small inputs (up to
+ * kFusedMaxKeys) do steps 1 and 2 inside step 3's kernel, launched cooperatively
+ * (slice_fused.cuh): one launch a pass instead of four.
  *
  * Per-tile work grows with the digit count (warp counters, the scan), so more than
  * kSinglePassMaxBins bins (kPairsSinglePassMaxBins with values) take two such passes,
