@@ -356,7 +356,8 @@ inline uint32_t count_copies(uint32_t digits) {
  * u32 keys, 40 to 65536 bins, fused time against unfused (configs/tests/multisplit-fused
  * .json): at 2^20 keys 6 to 25% less (12288 bins 43.9 against 55.5 us), at 2^21 7% less to
  * 0.4% more, at 2^22 0 to 4% more alone and 5 to 10% with values, at 2^23 7 to 22% more:
- * the fused count reads with a scatter's few blocks, the count kernel with many. */
+ * likely because the fused count reads with a scatter's few blocks, the count kernel with
+ * many (not profiled). */
 constexpr uint64_t kFusedMaxKeys = 1ull << 21;
 
 inline bool fused_wanted(uint64_t n) {
