@@ -1,5 +1,5 @@
 /* The digit of a key in one pass of multisplit/auto: (bin >> shift) & mask, the whole bin
- * when there is one pass (bin(key) alone: the whole bin in any pass).
+ * when there is one pass.
  *
  * The bin is computed twice per key (count, then scatter), so the common case gets its
  * own rule: range buckets over 32-bit integer keys, where the 64.64 fixed-point product of
@@ -21,11 +21,8 @@ struct GenericDigit {
     static GenericDigit make(const pb_bucket &b, uint32_t shift, uint32_t mask) {
         return {b, shift, mask};
     }
-    template <class T> __device__ __forceinline__ uint32_t bin(T key) const {
-        return bin_of(bucket, key);
-    }
     template <class T> __device__ __forceinline__ uint32_t operator()(T key) const {
-        return (bin(key) >> shift) & mask;
+        return (bin_of(bucket, key) >> shift) & mask;
     }
 };
 
@@ -41,11 +38,9 @@ struct Range32Digit {
     static Range32Digit make(const pb_bucket &b, uint32_t shift, uint32_t mask) {
         return {b, (uint32_t)b.min_bits, b.bins - 1, shift, mask};
     }
-    template <class T> __device__ __forceinline__ uint32_t bin(T key) const {
-        return min(pb_bucket_range32(&bucket, (uint32_t)key - lo), last_bin);
-    }
     template <class T> __device__ __forceinline__ uint32_t operator()(T key) const {
-        return (bin(key) >> shift) & mask;
+        const uint32_t bin = min(pb_bucket_range32(&bucket, (uint32_t)key - lo), last_bin);
+        return (bin >> shift) & mask;
     }
 };
 

@@ -471,43 +471,35 @@ template <class T, class Digit, bool kPairs>
 cudaError_t run_pass(const Digit &digit, uint32_t digits, const Plan &p, Scratch<T> &s,
                      const T *keys, const uint32_t *values, uint64_t n, T *out_keys,
                      uint32_t *out_values, uint32_t *offsets, cudaStream_t stream) {
-    const FusedScratch fused{s.counts, s.totals};
-    if (p.fused)
-        return with_digit_width(digits, [&](auto width) {
-            using DigitT = decltype(width);
-            auto kernel = slice_scatter_kernel<T, Digit, kPairs, DigitT, true>;
-            const size_t smem = TileSmem<T, kPairs, DigitT>::bytes(digits);
-            allow_smem(kernel, smem);
-            cudaLaunchAttribute cooperative{};
-            cooperative.id = cudaLaunchAttributeCooperative;
-            cooperative.val.cooperative = 1;
-            cudaLaunchConfig_t config{};
-            config.gridDim = p.slices;
-            config.blockDim = kThreads;
-            config.dynamicSmemBytes = smem;
-            config.stream = stream;
-            config.attrs = &cooperative;
-            config.numAttrs = 1;
-            return cudaLaunchKernelEx(&config, kernel, keys, values, n, p.span, digit, digits,
-                                      (const uint32_t *)nullptr, p.slices, 1u, fused, out_keys,
-                                      out_values, offsets);
-        });
-    piece_count_kernel<T, Digit>
-        <<<p.pieces(), kCountThreads, (size_t)p.copies * digits * 4, stream>>>(
-            keys, n, p.span, p.split, p.part_span, digit, digits, p.copies, s.counts);
-    size_t temp = p.scan_temp_bytes;
-    cudaError_t e = cub::DeviceScan::ExclusiveSum(s.scan_temp, temp, s.counts, s.starts,
-                                                  (int)(digits * p.pieces()), stream);
-    if (e != cudaSuccess) return e;
+    if (!p.fused) {
+        piece_count_kernel<T, Digit>
+            <<<p.pieces(), kCountThreads, (size_t)p.copies * digits * 4, stream>>>(
+                keys, n, p.span, p.split, p.part_span, digit, digits, p.copies, s.counts);
+        size_t temp = p.scan_temp_bytes;
+        const cudaError_t e = cub::DeviceScan::ExclusiveSum(s.scan_temp, temp, s.counts, s.starts,
+                                                            (int)(digits * p.pieces()), stream);
+        if (e != cudaSuccess) return e;
+    }
+    /* fused: one cooperative launch that counts and scans first (slice_fused.cuh) */
     return with_digit_width(digits, [&](auto width) {
         using DigitT = decltype(width);
-        auto kernel = slice_scatter_kernel<T, Digit, kPairs, DigitT, false>;
+        auto kernel = p.fused ? slice_scatter_kernel<T, Digit, kPairs, DigitT, true>
+                              : slice_scatter_kernel<T, Digit, kPairs, DigitT, false>;
         const size_t smem = TileSmem<T, kPairs, DigitT>::bytes(digits);
         allow_smem(kernel, smem);
-        kernel<<<p.slices, kThreads, smem, stream>>>(keys, values, n, p.span, digit, digits,
-                                                     s.starts, p.pieces(), p.split, fused, out_keys,
-                                                     out_values, offsets);
-        return cudaGetLastError();
+        cudaLaunchAttribute cooperative{};
+        cooperative.id = cudaLaunchAttributeCooperative;
+        cooperative.val.cooperative = 1;
+        cudaLaunchConfig_t config{};
+        config.gridDim = p.slices;
+        config.blockDim = kThreads;
+        config.dynamicSmemBytes = smem;
+        config.stream = stream;
+        config.attrs = &cooperative;
+        config.numAttrs = p.fused ? 1 : 0;
+        return cudaLaunchKernelEx(&config, kernel, keys, values, n, p.span, digit, digits,
+                                  (const uint32_t *)s.starts, p.pieces(), p.split,
+                                  FusedScratch{s.counts, s.totals}, out_keys, out_values, offsets);
     });
 }
 
