@@ -21,6 +21,7 @@
  * least significant digit first (LSD radix sort of the bin, stable), with digits of at
  * most 256; the bins' offsets then come from a search of the sorted output. */
 #include <stdlib.h>
+#include <string.h>
 
 #include <cub/block/block_scan.cuh>
 #include <cub/device/device_scan.cuh>
@@ -28,6 +29,7 @@
 #include "async_copy.cuh"
 #include "search.cuh"
 #include "slice_count.cuh"
+#include "slice_counters.cuh"
 #include "slice_fused.cuh"
 
 namespace pb_ms {
@@ -332,6 +334,7 @@ struct Plan {
     uint64_t part_span; /* keys per count block */
     uint32_t copies;    /* histograms per count block */
     bool fused;         /* count and scan inside the scatter kernel (slice_fused.cuh) */
+    int counter_rows;   /* the counter scatter's rows (slice_counters.cuh), 0: lane masks */
     size_t scan_temp_bytes;
     uint32_t pieces() const { return slices * split; }
 };
@@ -366,6 +369,15 @@ inline bool fused_wanted(uint64_t n) {
     return n <= kFusedMaxKeys;
 }
 
+/* Passes of at most kCounterMaxDigits digits over 4-byte keys take the counter scatter,
+ * unless PB_MULTISPLIT_RANK is "masks" (for A/B runs). */
+template <class T> int counter_rows_wanted(uint32_t max_digits) {
+    if (sizeof(T) != 4) return 0;
+    const char *knob = getenv("PB_MULTISPLIT_RANK");
+    if (knob && strcmp(knob, "masks") == 0) return 0;
+    return counter_rows(max_digits);
+}
+
 inline bool device_cooperative() {
     int device = 0, yes = 0;
     cudaGetDevice(&device);
@@ -394,6 +406,40 @@ template <class T, bool kPairs> bool one_pass(uint32_t bins, uint64_t n) {
            TileSmem<T, kPairs, uint16_t>::bytes(bins) + 2048 <= (size_t)device_smem_optin();
 }
 
+/* Blocks of a scatter kernel an SM; a fused grid must all be resident at once, so it
+ * takes the fewer of the plain and the fused kernel's. */
+template <class K> int scatter_blocks_per_sm(K plain, K fused, size_t smem, bool fused_candidate) {
+    allow_smem(plain, smem);
+    int blocks = resident_blocks(plain, kThreads, smem);
+    if (fused_candidate) {
+        allow_smem(fused, smem);
+        const int fused_blocks = resident_blocks(fused, kThreads, smem);
+        if (fused_blocks < blocks) blocks = fused_blocks;
+    }
+    return blocks;
+}
+
+/* Calls f(plain kernel, fused kernel, shared memory bytes) for the scatter a pass of
+ * `digits` digits takes: the counter scatter with `rows` rows, or (rows 0) the lane-mask
+ * one with digits of the width the most digits of the plan need. */
+template <class T, class Digit, bool kPairs, class F>
+auto with_scatter_kernel(int rows, uint32_t digits, uint32_t max_digits, F &&f) {
+    if constexpr (sizeof(T) == 4) {
+        if (rows)
+            return with_counter_rows(rows, [&](auto r) {
+                return f(counter_scatter_kernel<T, Digit, kPairs, r.value, false>,
+                         counter_scatter_kernel<T, Digit, kPairs, r.value, true>,
+                         CounterSmem<kPairs, r.value>::bytes(digits));
+            });
+    }
+    return with_digit_width(max_digits, [&](auto width) {
+        using DigitT = decltype(width);
+        return f(slice_scatter_kernel<T, Digit, kPairs, DigitT, false>,
+                 slice_scatter_kernel<T, Digit, kPairs, DigitT, true>,
+                 TileSmem<T, kPairs, DigitT>::bytes(digits));
+    });
+}
+
 template <class T, class Digit, bool kPairs> Plan make_plan(const pb_multisplit_args *a) {
     Plan p{};
     const uint32_t bins = a->bucket.bins;
@@ -413,22 +459,12 @@ template <class T, class Digit, bool kPairs> Plan make_plan(const pb_multisplit_
     const uint64_t tiles = (a->n + kTile - 1) / kTile;
     const int sms = device_sms();
     const bool fused_candidate = fused_wanted(a->n) && device_cooperative();
-    /* every pass's digits take the width of the most digits; a fused grid must all be
-     * resident at once, so it takes the fewer blocks of the two kernels */
-    const int per_sm = with_digit_width(p.max_digits, [&](auto width) {
-        using DigitT = decltype(width);
-        const size_t smem = TileSmem<T, kPairs, DigitT>::bytes(p.max_digits);
-        auto plain = slice_scatter_kernel<T, Digit, kPairs, DigitT, false>;
-        allow_smem(plain, smem);
-        int blocks = resident_blocks(plain, kThreads, smem);
-        if (fused_candidate) {
-            auto fused = slice_scatter_kernel<T, Digit, kPairs, DigitT, true>;
-            allow_smem(fused, smem);
-            const int fused_blocks = resident_blocks(fused, kThreads, smem);
-            if (fused_blocks < blocks) blocks = fused_blocks;
-        }
-        return blocks;
-    });
+    /* every pass's digits take the width (or the counter rows) of the most digits */
+    p.counter_rows = counter_rows_wanted<T>(p.max_digits);
+    const int per_sm = with_scatter_kernel<T, Digit, kPairs>(
+        p.counter_rows, p.max_digits, p.max_digits, [&](auto plain, auto fused, size_t smem) {
+            return scatter_blocks_per_sm(plain, fused, smem, fused_candidate);
+        });
     const uint64_t resident = (uint64_t)sms * per_sm;
     p.slices = (uint32_t)(tiles < resident ? tiles : resident);
     p.fused = fused_candidate && p.slices <= fused_max_slices<kThreads>();
@@ -481,26 +517,26 @@ cudaError_t run_pass(const Digit &digit, uint32_t digits, const Plan &p, Scratch
         if (e != cudaSuccess) return e;
     }
     /* fused: one cooperative launch that counts and scans first (slice_fused.cuh) */
-    return with_digit_width(digits, [&](auto width) {
-        using DigitT = decltype(width);
-        auto kernel = p.fused ? slice_scatter_kernel<T, Digit, kPairs, DigitT, true>
-                              : slice_scatter_kernel<T, Digit, kPairs, DigitT, false>;
-        const size_t smem = TileSmem<T, kPairs, DigitT>::bytes(digits);
-        allow_smem(kernel, smem);
-        cudaLaunchAttribute cooperative{};
-        cooperative.id = cudaLaunchAttributeCooperative;
-        cooperative.val.cooperative = 1;
-        cudaLaunchConfig_t config{};
-        config.gridDim = p.slices;
-        config.blockDim = kThreads;
-        config.dynamicSmemBytes = smem;
-        config.stream = stream;
-        config.attrs = &cooperative;
-        config.numAttrs = p.fused ? 1 : 0;
-        return cudaLaunchKernelEx(&config, kernel, keys, values, n, p.span, digit, digits,
-                                  (const uint32_t *)s.starts, p.pieces(), p.split,
-                                  FusedScratch{s.counts, s.totals}, out_keys, out_values, offsets);
-    });
+    return with_scatter_kernel<T, Digit, kPairs>(
+        p.counter_rows ? counter_rows(digits) : 0, digits, p.max_digits,
+        [&](auto plain, auto fused, size_t smem) {
+            auto kernel = p.fused ? fused : plain;
+            allow_smem(kernel, smem);
+            cudaLaunchAttribute cooperative{};
+            cooperative.id = cudaLaunchAttributeCooperative;
+            cooperative.val.cooperative = 1;
+            cudaLaunchConfig_t config{};
+            config.gridDim = p.slices;
+            config.blockDim = kThreads;
+            config.dynamicSmemBytes = smem;
+            config.stream = stream;
+            config.attrs = &cooperative;
+            config.numAttrs = p.fused ? 1 : 0;
+            return cudaLaunchKernelEx(&config, kernel, keys, values, n, p.span, digit, digits,
+                                      (const uint32_t *)s.starts, p.pieces(), p.split,
+                                      FusedScratch{s.counts, s.totals}, out_keys, out_values,
+                                      offsets);
+        });
 }
 
 /* Calls f(digit rule, pairs) with the kernels' template arguments for these arguments. */

@@ -2,7 +2,9 @@
  * bins = 1, bins > n, every key in one bin, keys at the type's min and max, n not a
  * multiple of any tile, stability with duplicate keys carrying distinct values (every
  * case with values checks it: the value is the key's input index). multisplit/auto runs
- * every case with its passes fused and unfused (PB_MULTISPLIT_FUSED). */
+ * every case with its passes fused and unfused (PB_MULTISPLIT_FUSED), each with passes of
+ * few digits ranked by per-thread counters (the default) and by lane masks
+ * (PB_MULTISPLIT_RANK=masks). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stdbool.h>
@@ -81,6 +83,8 @@ static void large_inputs(void **state) {
     (void)state;
     check((1 << 24) + 17, "u32", "uniform", "u32", "range", 361);
     check((1 << 24) + 17, "u32", "binomial", "none", "range", 65536);
+    check((1 << 24) + 17, "u32", "uniform", "u32", "range", 40);
+    check((1 << 24) + 17, "f32", "uniform", "none", "range", 1024);
 }
 
 int main(void) {
@@ -94,12 +98,15 @@ int main(void) {
     small = getenv("PB_TEST_SMALL") != NULL;
     size_t count = small ? 3 : 4; /* and no 2^24-key cases */
     /* multisplit/auto's passes with the count and scan fused into the scatter wherever the
-     * grid allows, then never (by default small inputs are fused, large ones not) */
-    const char *fused[] = {"1", "0"};
+     * grid allows, then never (by default small inputs are fused, large ones not); ranked
+     * by counters where they apply, then always by lane masks */
+    const char *settings[][2] = {{"1", ""}, {"0", ""}, {"1", "masks"}, {"0", "masks"}};
     int failed = 0;
-    for (size_t i = 0; i < COUNT(fused); i++) {
-        setenv("PB_MULTISPLIT_FUSED", fused[i], 1);
-        print_message("PB_MULTISPLIT_FUSED=%s\n", fused[i]);
+    for (size_t i = 0; i < COUNT(settings); i++) {
+        setenv("PB_MULTISPLIT_FUSED", settings[i][0], 1);
+        setenv("PB_MULTISPLIT_RANK", settings[i][1], 1);
+        print_message("PB_MULTISPLIT_FUSED=%s PB_MULTISPLIT_RANK=%s\n", settings[i][0],
+                      settings[i][1]);
         failed += _cmocka_run_group_tests("multisplit_gpu", tests, count, NULL, NULL);
     }
     return failed;

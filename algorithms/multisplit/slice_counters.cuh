@@ -1,0 +1,243 @@
+/* multisplit/auto's scatter for passes of few digits over 4-byte keys: each key ranked
+ * by its own thread's counter instead of a warp's lane masks.
+ *
+ * The lane-mask scatter (slice_scatter.cu) is held up by shared memory: at 40 bins ncu
+ * counted 27 wavefronts a warp's item, half of them bank conflicts, most from the ranking
+ * (an atomic, two reads and two stores a key, all to digit-indexed words). Here:
+ *   - thread t owns tile positions [16t, 16t + 16) (blocked), read from the ring as four
+ *     16-byte pieces; the ring's pieces are swizzled so that these reads, and cp.async's
+ *     writes, fill every bank once;
+ *   - a key adds one to its thread's counter of its digit, counters[row][t] with row = d
+ *     mod kRows, two 16-bit counters a word (digits below kRows in the low half). Column t
+ *     is thread t's alone: a plain load and store, on bank t % 32, whatever the digit;
+ *   - one raking scan over the words in (row, thread) order turns them into where each
+ *     (digit, thread) starts in the tile sorted by digit, stable; the high halves add the
+ *     low halves' total. kRows is odd, so the rakers' reads do not collide either;
+ *   - a key's place is that start plus the thread's earlier keys of its digit.
+ * The raking costs about 3 kRows / 16 shared-memory steps a key (read, write, clear), so
+ * this pays only for few digits. The sorted tile goes where it came from (its ring slot,
+ * read into registers by then), and out in runs as in the lane-mask scatter. */
+#pragma once
+
+#include <cub/block/block_scan.cuh>
+
+#include "async_copy.cuh"
+#include "slice_fused.cuh"
+
+namespace pb_ms {
+
+constexpr int kCounterThreads = 256;
+constexpr int kCounterItems = 16; /* 4-byte keys: 64 bytes a thread */
+constexpr int kCounterTile = kCounterThreads * kCounterItems;
+/* Counter rows the kernels are built for: at most 2 x kRows digits. */
+constexpr int kCounterRowChoices[] = {9, 21, 33};
+constexpr uint32_t kCounterMaxDigits = 2 * 33;
+
+/* 16-byte piece c of a tile is kept at piece swizzle_piece(c). Thread t reads pieces 4t to
+ * 4t + 3; a quarter warp's 8 reads of one of them then land on 8 distinct bank groups, and
+ * so do 8 consecutive pieces written by cp.async. Bits 0 to 2 take bits 2 to 4: a
+ * permutation of each 8 pieces. */
+__host__ __device__ constexpr uint32_t swizzle_piece(uint32_t c) { return c ^ ((c >> 2) & 7); }
+__device__ __forceinline__ uint32_t swizzled_word(uint32_t e) {
+    return swizzle_piece(e >> 2) << 2 | (e & 3);
+}
+
+/* The block's share of copying `count` 4-byte words from src (16-byte aligned) into a
+ * swizzled tile; the tail past the last whole piece goes in words, never reading past the
+ * end of the input. */
+__device__ __forceinline__ void copy_tile_swizzled(uint32_t *dst, const uint32_t *src,
+                                                   uint32_t count) {
+    const uint32_t pieces = count / 4;
+    for (uint32_t c = threadIdx.x; c < pieces; c += kCounterThreads)
+        pb::copy16_async(dst + swizzle_piece(c) * 4, src + c * 4);
+    for (uint32_t e = pieces * 4 + threadIdx.x; e < count; e += kCounterThreads)
+        pb::copy_async<4>(dst + swizzled_word(e), src + e);
+}
+
+/* Shared memory of the counter scatter, carved from the dynamic allocation. */
+template <bool kPairs, int kRows> struct CounterSmem {
+    static constexpr int kStages = 2;
+    uint32_t *ring;       /* kStages x tile: tiles on their way in, then sorted in place */
+    uint32_t *value_ring; /* the same for values, pairs only */
+    uint32_t *counters;   /* kRows x kCounterThreads */
+    uint32_t *delta;      /* digits: global position minus tile position */
+    uint32_t *base;       /* digits: where this slice's next key of the digit goes */
+    uint8_t *digit;       /* tile: digit of each sorted key */
+
+    __host__ __device__ static size_t bytes(uint32_t digits) {
+        const size_t ring_bytes = (size_t)kStages * kCounterTile * 4;
+        return ring_bytes * (kPairs ? 2 : 1) + (size_t)kRows * kCounterThreads * 4 +
+               (size_t)2 * digits * 4 + kCounterTile;
+    }
+    __device__ CounterSmem(unsigned char *p, uint32_t digits) {
+        ring = reinterpret_cast<uint32_t *>(p);
+        value_ring = ring + kStages * kCounterTile;
+        counters = value_ring + (kPairs ? kStages * kCounterTile : 0);
+        delta = counters + kRows * kCounterThreads;
+        base = delta + digits;
+        digit = reinterpret_cast<uint8_t *>(base + digits);
+    }
+};
+
+/* The same contract as slice_scatter_kernel: block s scatters slice s of `span` keys;
+ * starts[d * pieces + s * split] is where its keys of digit d go (or, kFused, the kernel
+ * counts and scans them itself); digits <= 2 * kRows. */
+template <class T, class Digit, bool kPairs, int kRows, bool kFused>
+__global__ void __launch_bounds__(kCounterThreads, kPairs ? 2 : 3)
+    counter_scatter_kernel(const T *__restrict__ keys, const uint32_t *__restrict__ values,
+                           uint64_t n, uint64_t span, Digit digit_of, uint32_t digits,
+                           const uint32_t *__restrict__ starts, uint32_t pieces, uint32_t split,
+                           FusedScratch fused, T *__restrict__ out_keys,
+                           uint32_t *__restrict__ out_values, uint32_t *__restrict__ offsets) {
+    static_assert(sizeof(T) == 4, "the counter scatter takes 4-byte keys");
+    static_assert(kRows % 2 == 1, "odd rows keep the rakers off each other's banks");
+    using Smem = CounterSmem<kPairs, kRows>;
+    using Scan = cub::BlockScan<uint32_t, kCounterThreads>;
+    constexpr int kTile = kCounterTile, kItems = kCounterItems;
+    __shared__ typename Scan::TempStorage scan_storage;
+    extern __shared__ __align__(16) unsigned char dynamic_smem[];
+    const Smem sm(dynamic_smem, digits);
+    const uint32_t th = threadIdx.x;
+    uint32_t *my_counters = sm.counters + th; /* row r at my_counters[r * kCounterThreads] */
+
+    const uint64_t begin = min((uint64_t)blockIdx.x * span, n);
+    const uint64_t end = min(begin + span, n);
+    const uint32_t tiles = (uint32_t)((end - begin + kTile - 1) / kTile);
+    auto tile_keys = [&](uint32_t t) {
+        return (uint32_t)min((uint64_t)kTile, end - (begin + (uint64_t)t * kTile));
+    };
+    /* tile t into ring slot t % 2 as one cp.async group (empty past the end) */
+    auto fetch = [&](uint32_t t) {
+        if (t < tiles) {
+            const uint64_t at = begin + (uint64_t)t * kTile;
+            const uint32_t slot = (t % Smem::kStages) * kTile;
+            copy_tile_swizzled(sm.ring + slot, reinterpret_cast<const uint32_t *>(keys + at),
+                               tile_keys(t));
+            if (kPairs) copy_tile_swizzled(sm.value_ring + slot, values + at, tile_keys(t));
+        }
+        pb::commit_async();
+    };
+
+    fetch(0);
+    if constexpr (kFused)
+        fused_slice_bases<kCounterThreads, T, Digit, Scan>(keys, begin, end, digit_of, digits,
+                                                           fused, sm.delta, sm.base,
+                                                           scan_storage);
+    for (uint32_t d = th; d < digits; d += kCounterThreads) {
+        if (!kFused) sm.base[d] = starts[(uint64_t)d * pieces + (uint64_t)blockIdx.x * split];
+        if (offsets && blockIdx.x == 0) offsets[d] = sm.base[d];
+    }
+#pragma unroll
+    for (int r = 0; r < kRows; r++) my_counters[r * kCounterThreads] = 0;
+
+    for (uint32_t t = 0; t < tiles; t++) {
+        /* tile t has landed for everyone, and tile t - 1 is out: its slot takes t + 1 */
+        pb::wait_async_all();
+        __syncthreads();
+        fetch(t + 1);
+        const uint32_t valid = tile_keys(t);
+        const uint32_t slot = (t % Smem::kStages) * kTile;
+        uint32_t *tile = sm.ring + slot;
+        uint32_t *tile_values = sm.value_ring + slot;
+
+        /* 1. My 16 keys (and values), and each one's count among my earlier keys of its
+         * digit: digit in the low byte, that count above. */
+        uint32_t k[kItems], v[kPairs ? kItems : 1], digit_before[kItems] = {};
+#pragma unroll
+        for (int q = 0; q < kItems / 4; q++) {
+            const uint32_t piece = swizzle_piece(th * (kItems / 4) + q) * 4;
+            const uint4 kw = *reinterpret_cast<const uint4 *>(tile + piece);
+            k[4 * q] = kw.x, k[4 * q + 1] = kw.y, k[4 * q + 2] = kw.z, k[4 * q + 3] = kw.w;
+            if constexpr (kPairs) {
+                const uint4 vw = *reinterpret_cast<const uint4 *>(tile_values + piece);
+                v[4 * q] = vw.x, v[4 * q + 1] = vw.y, v[4 * q + 2] = vw.z, v[4 * q + 3] = vw.w;
+            }
+        }
+        auto count_items = [&](auto full) {
+#pragma unroll
+            for (int j = 0; j < kItems; j++) {
+                if (!full.value && th * kItems + j >= valid) continue;
+                T key;
+                memcpy(&key, &k[j], 4);
+                const uint32_t d = digit_of(key);
+                const uint32_t high = d >= (uint32_t)kRows;
+                uint32_t *word = my_counters + (d - high * kRows) * kCounterThreads;
+                const uint32_t old = *word;
+                *word = old + (1u << (16 * high));
+                digit_before[j] = d | (old >> (16 * high) & 0xffffu) << 8;
+            }
+        };
+        if (valid == (uint32_t)kTile)
+            count_items(std::true_type{});
+        else
+            count_items(std::false_type{});
+        __syncthreads();
+
+        /* 2. Raking scan: thread th takes words [th * kRows, th * kRows + kRows) */
+        {
+            uint32_t w[kRows], sum = 0;
+#pragma unroll
+            for (int i = 0; i < kRows; i++) sum += w[i] = sm.counters[th * kRows + i];
+            uint32_t prefix, total;
+            Scan(scan_storage).ExclusiveSum(sum, prefix, total);
+            prefix += (total & 0xffffu) << 16; /* the high halves follow every low one */
+#pragma unroll
+            for (int i = 0; i < kRows; i++) {
+                sm.counters[th * kRows + i] = prefix;
+                prefix += w[i];
+            }
+        }
+        __syncthreads();
+
+        /* 3. The tile sorted by digit into its own slot; per digit, where its run goes */
+#pragma unroll
+        for (int j = 0; j < kItems; j++) {
+            if (th * kItems + j >= valid) continue;
+            const uint32_t d = digit_before[j] & 0xffu;
+            const uint32_t high = d >= (uint32_t)kRows;
+            const uint32_t first = my_counters[(d - high * kRows) * kCounterThreads] >>
+                                   (16 * high) & 0xffffu;
+            const uint32_t at = first + (digit_before[j] >> 8);
+            tile[at] = k[j];
+            sm.digit[at] = (uint8_t)d;
+            if constexpr (kPairs) tile_values[at] = v[j];
+        }
+        auto tile_start = [&](uint32_t d) {
+            if (d >= digits) return valid;
+            const uint32_t high = d >= (uint32_t)kRows;
+            return sm.counters[(d - high * kRows) * kCounterThreads] >> (16 * high) & 0xffffu;
+        };
+        for (uint32_t d = th; d < digits; d += kCounterThreads) {
+            const uint32_t start = tile_start(d);
+            sm.delta[d] = sm.base[d] - start; /* unsigned wrap-around is exact */
+            sm.base[d] += tile_start(d + 1) - start;
+        }
+        __syncthreads();
+
+        /* 4. Out in runs; my counters back to zero for the next tile */
+#pragma unroll 4
+        for (uint32_t i = th; i < valid; i += kCounterThreads) {
+            const uint32_t dest = sm.delta[sm.digit[i]] + i;
+            memcpy(&out_keys[dest], &tile[i], 4);
+            if (kPairs) out_values[dest] = tile_values[i];
+        }
+#pragma unroll
+        for (int r = 0; r < kRows; r++) my_counters[r * kCounterThreads] = 0;
+    }
+}
+
+/* The fewest rows that take `digits`, 0 when none does. */
+inline int counter_rows(uint32_t digits) {
+    for (int rows : kCounterRowChoices)
+        if (digits <= 2u * rows) return rows;
+    return 0;
+}
+
+/* Calls f(std::integral_constant<int, rows>) for one of kCounterRowChoices. */
+template <class F> auto with_counter_rows(int rows, F &&f) {
+    if (rows == 9) return f(std::integral_constant<int, 9>{});
+    if (rows == 21) return f(std::integral_constant<int, 21>{});
+    return f(std::integral_constant<int, 33>{});
+}
+
+} // namespace pb_ms
