@@ -30,8 +30,13 @@ constexpr int kCounterThreads = 256;
 constexpr int kCounterItems = 16; /* 4-byte keys: 64 bytes a thread */
 constexpr int kCounterTile = kCounterThreads * kCounterItems;
 /* Counter rows the kernels are built for: at most 2 x kRows digits. */
-constexpr int kCounterRowChoices[] = {9, 21, 33};
-constexpr uint32_t kCounterMaxDigits = 2 * 33;
+constexpr int kCounterRowChoices[] = {9, 21};
+constexpr uint32_t kCounterMaxDigits = 2 * 21;
+/* The sorted tile skips a word after every 32 (padded()): a thread's keys of one digit go
+ * to consecutive places, 16 apart from the next thread's, which without the gap would put
+ * 16 lanes on one bank whenever a few digits hold most keys. */
+constexpr int kCounterSlot = kCounterTile + kCounterTile / 32;
+__device__ __forceinline__ uint32_t padded(uint32_t at) { return at + (at >> 5); }
 
 /* 16-byte piece c of a tile is kept at piece swizzle_piece(c). Thread t reads pieces 4t to
  * 4t + 3; a quarter warp's 8 reads of one of them then land on 8 distinct bank groups, and
@@ -55,35 +60,35 @@ __device__ __forceinline__ void copy_tile_swizzled(uint32_t *dst, const uint32_t
 }
 
 /* Shared memory of the counter scatter, carved from the dynamic allocation. */
-template <bool kPairs, int kRows> struct CounterSmem {
+template <int kRows> struct CounterSmem {
     static constexpr int kStages = 2;
-    uint32_t *ring;       /* kStages x tile: tiles on their way in, then sorted in place */
-    uint32_t *value_ring; /* the same for values, pairs only */
-    uint32_t *counters;   /* kRows x kCounterThreads */
-    uint32_t *delta;      /* digits: global position minus tile position */
-    uint32_t *base;       /* digits: where this slice's next key of the digit goes */
-    uint8_t *digit;       /* tile: digit of each sorted key */
+    uint32_t *ring;     /* kStages x kCounterSlot: tiles coming in, then sorted in place */
+    uint32_t *counters; /* kRows x kCounterThreads */
+    uint32_t *delta;    /* digits: global position minus tile position */
+    uint32_t *base;     /* digits: where this slice's next key of the digit goes */
+    uint8_t *digit;     /* kCounterSlot: digit of each sorted key (padded) */
 
     __host__ __device__ static size_t bytes(uint32_t digits) {
-        const size_t ring_bytes = (size_t)kStages * kCounterTile * 4;
-        return ring_bytes * (kPairs ? 2 : 1) + (size_t)kRows * kCounterThreads * 4 +
-               (size_t)2 * digits * 4 + kCounterTile;
+        const size_t ring_bytes = (size_t)kStages * kCounterSlot * 4;
+        return ring_bytes + (size_t)kRows * kCounterThreads * 4 + (size_t)2 * digits * 4 +
+               kCounterSlot;
     }
     __device__ CounterSmem(unsigned char *p, uint32_t digits) {
         ring = reinterpret_cast<uint32_t *>(p);
-        value_ring = ring + kStages * kCounterTile;
-        counters = value_ring + (kPairs ? kStages * kCounterTile : 0);
+        counters = ring + kStages * kCounterSlot;
         delta = counters + kRows * kCounterThreads;
         base = delta + digits;
         digit = reinterpret_cast<uint8_t *>(base + digits);
     }
 };
 
-/* The same contract as slice_scatter_kernel: block s scatters slice s of `span` keys;
- * starts[d * pieces + s * split] is where its keys of digit d go (or, kFused, the kernel
- * counts and scans them itself); digits <= 2 * kRows. */
-template <class T, class Digit, bool kPairs, int kRows, bool kFused>
-__global__ void __launch_bounds__(kCounterThreads, kPairs ? 2 : 3)
+/* The same contract as slice_scatter_kernel, keys alone (values and out_values unused:
+ * with values the lane-mask scatter was as fast or faster, H200, 2^28 u32 pairs, 40 to 4096
+ * bins): block s scatters slice s of `span` keys; starts[d * pieces + s * split] is where
+ * its keys of digit d go (or, kFused, the kernel counts and scans them itself); digits <=
+ * 2 * kRows. */
+template <class T, class Digit, int kRows, bool kFused>
+__global__ void __launch_bounds__(kCounterThreads, 3)
     counter_scatter_kernel(const T *__restrict__ keys, const uint32_t *__restrict__ values,
                            uint64_t n, uint64_t span, Digit digit_of, uint32_t digits,
                            const uint32_t *__restrict__ starts, uint32_t pieces, uint32_t split,
@@ -91,7 +96,7 @@ __global__ void __launch_bounds__(kCounterThreads, kPairs ? 2 : 3)
                            uint32_t *__restrict__ out_values, uint32_t *__restrict__ offsets) {
     static_assert(sizeof(T) == 4, "the counter scatter takes 4-byte keys");
     static_assert(kRows % 2 == 1, "odd rows keep the rakers off each other's banks");
-    using Smem = CounterSmem<kPairs, kRows>;
+    using Smem = CounterSmem<kRows>;
     using Scan = cub::BlockScan<uint32_t, kCounterThreads>;
     constexpr int kTile = kCounterTile, kItems = kCounterItems;
     __shared__ typename Scan::TempStorage scan_storage;
@@ -110,10 +115,9 @@ __global__ void __launch_bounds__(kCounterThreads, kPairs ? 2 : 3)
     auto fetch = [&](uint32_t t) {
         if (t < tiles) {
             const uint64_t at = begin + (uint64_t)t * kTile;
-            const uint32_t slot = (t % Smem::kStages) * kTile;
+            const uint32_t slot = (t % Smem::kStages) * kCounterSlot;
             copy_tile_swizzled(sm.ring + slot, reinterpret_cast<const uint32_t *>(keys + at),
                                tile_keys(t));
-            if (kPairs) copy_tile_swizzled(sm.value_ring + slot, values + at, tile_keys(t));
         }
         pb::commit_async();
     };
@@ -121,8 +125,7 @@ __global__ void __launch_bounds__(kCounterThreads, kPairs ? 2 : 3)
     fetch(0);
     if constexpr (kFused)
         fused_slice_bases<kCounterThreads, T, Digit, Scan>(keys, begin, end, digit_of, digits,
-                                                           fused, sm.delta, sm.base,
-                                                           scan_storage);
+                                                           fused, sm.delta, sm.base, scan_storage);
     for (uint32_t d = th; d < digits; d += kCounterThreads) {
         if (!kFused) sm.base[d] = starts[(uint64_t)d * pieces + (uint64_t)blockIdx.x * split];
         if (offsets && blockIdx.x == 0) offsets[d] = sm.base[d];
@@ -136,22 +139,17 @@ __global__ void __launch_bounds__(kCounterThreads, kPairs ? 2 : 3)
         __syncthreads();
         fetch(t + 1);
         const uint32_t valid = tile_keys(t);
-        const uint32_t slot = (t % Smem::kStages) * kTile;
+        const uint32_t slot = (t % Smem::kStages) * kCounterSlot;
         uint32_t *tile = sm.ring + slot;
-        uint32_t *tile_values = sm.value_ring + slot;
 
-        /* 1. My 16 keys (and values), and each one's count among my earlier keys of its
+        /* 1. My 16 keys, and each one's count among my earlier keys of its
          * digit: digit in the low byte, that count above. */
-        uint32_t k[kItems], v[kPairs ? kItems : 1], digit_before[kItems] = {};
+        uint32_t k[kItems], digit_before[kItems] = {};
 #pragma unroll
         for (int q = 0; q < kItems / 4; q++) {
             const uint32_t piece = swizzle_piece(th * (kItems / 4) + q) * 4;
             const uint4 kw = *reinterpret_cast<const uint4 *>(tile + piece);
             k[4 * q] = kw.x, k[4 * q + 1] = kw.y, k[4 * q + 2] = kw.z, k[4 * q + 3] = kw.w;
-            if constexpr (kPairs) {
-                const uint4 vw = *reinterpret_cast<const uint4 *>(tile_values + piece);
-                v[4 * q] = vw.x, v[4 * q + 1] = vw.y, v[4 * q + 2] = vw.z, v[4 * q + 3] = vw.w;
-            }
         }
         auto count_items = [&](auto full) {
 #pragma unroll
@@ -175,33 +173,39 @@ __global__ void __launch_bounds__(kCounterThreads, kPairs ? 2 : 3)
 
         /* 2. Raking scan: thread th takes words [th * kRows, th * kRows + kRows) */
         {
+            uint32_t *mine = sm.counters + th * kRows;
             uint32_t w[kRows], sum = 0;
 #pragma unroll
-            for (int i = 0; i < kRows; i++) sum += w[i] = sm.counters[th * kRows + i];
+            for (int i = 0; i < kRows; i++) sum += w[i] = mine[i];
             uint32_t prefix, total;
             Scan(scan_storage).ExclusiveSum(sum, prefix, total);
             prefix += (total & 0xffffu) << 16; /* the high halves follow every low one */
 #pragma unroll
             for (int i = 0; i < kRows; i++) {
-                sm.counters[th * kRows + i] = prefix;
+                mine[i] = prefix;
                 prefix += w[i];
             }
         }
         __syncthreads();
 
         /* 3. The tile sorted by digit into its own slot; per digit, where its run goes */
+        auto place_items = [&](auto full) {
 #pragma unroll
-        for (int j = 0; j < kItems; j++) {
-            if (th * kItems + j >= valid) continue;
-            const uint32_t d = digit_before[j] & 0xffu;
-            const uint32_t high = d >= (uint32_t)kRows;
-            const uint32_t first = my_counters[(d - high * kRows) * kCounterThreads] >>
-                                   (16 * high) & 0xffffu;
-            const uint32_t at = first + (digit_before[j] >> 8);
-            tile[at] = k[j];
-            sm.digit[at] = (uint8_t)d;
-            if constexpr (kPairs) tile_values[at] = v[j];
-        }
+            for (int j = 0; j < kItems; j++) {
+                if (!full.value && th * kItems + j >= valid) continue;
+                const uint32_t d = digit_before[j] & 0xffu;
+                const uint32_t high = d >= (uint32_t)kRows;
+                const uint32_t first =
+                    my_counters[(d - high * kRows) * kCounterThreads] >> (16 * high) & 0xffffu;
+                const uint32_t at = padded(first + (digit_before[j] >> 8));
+                tile[at] = k[j];
+                sm.digit[at] = (uint8_t)d;
+            }
+        };
+        if (valid == (uint32_t)kTile)
+            place_items(std::true_type{});
+        else
+            place_items(std::false_type{});
         auto tile_start = [&](uint32_t d) {
             if (d >= digits) return valid;
             const uint32_t high = d >= (uint32_t)kRows;
@@ -217,9 +221,9 @@ __global__ void __launch_bounds__(kCounterThreads, kPairs ? 2 : 3)
         /* 4. Out in runs; my counters back to zero for the next tile */
 #pragma unroll 4
         for (uint32_t i = th; i < valid; i += kCounterThreads) {
-            const uint32_t dest = sm.delta[sm.digit[i]] + i;
-            memcpy(&out_keys[dest], &tile[i], 4);
-            if (kPairs) out_values[dest] = tile_values[i];
+            const uint32_t dest = sm.delta[sm.digit[padded(i)]] + i;
+            /* not memcpy, which stores 4 bytes one by one */
+            out_keys[dest] = reinterpret_cast<const T *>(tile)[padded(i)];
         }
 #pragma unroll
         for (int r = 0; r < kRows; r++) my_counters[r * kCounterThreads] = 0;
@@ -236,8 +240,7 @@ inline int counter_rows(uint32_t digits) {
 /* Calls f(std::integral_constant<int, rows>) for one of kCounterRowChoices. */
 template <class F> auto with_counter_rows(int rows, F &&f) {
     if (rows == 9) return f(std::integral_constant<int, 9>{});
-    if (rows == 21) return f(std::integral_constant<int, 21>{});
-    return f(std::integral_constant<int, 33>{});
+    return f(std::integral_constant<int, 21>{});
 }
 
 } // namespace pb_ms

@@ -11,7 +11,9 @@
  *      lanes share my digit) and warp-private counters; a scan over the warps and digits
  *      gives each key its place in the tile sorted by digit; the sorted tile goes through
  *      shared memory and out in runs, consecutive threads to consecutive addresses.
- *      Running per-digit offsets carry the order from tile to tile.
+ *      Running per-digit offsets carry the order from tile to tile. Keys alone with at
+ *      most kCounterMaxDigits digits take slice_counters.cuh's kernel instead, which ranks
+ *      by per-thread counters and a raking scan, with fewer shared-memory steps a key.
  * Keys are read twice and written once: the 12-bytes-per-key bound. Small inputs (up to
  * kFusedMaxKeys) do steps 1 and 2 inside step 3's kernel, launched cooperatively
  * (slice_fused.cuh): one launch a pass instead of four.
@@ -369,10 +371,14 @@ inline bool fused_wanted(uint64_t n) {
     return n <= kFusedMaxKeys;
 }
 
-/* Passes of at most kCounterMaxDigits digits over 4-byte keys take the counter scatter,
- * unless PB_MULTISPLIT_RANK is "masks" (for A/B runs). */
-template <class T> int counter_rows_wanted(uint32_t max_digits) {
-    if (sizeof(T) != 4) return 0;
+/* Passes of at most kCounterMaxDigits digits over 4-byte keys alone take the counter
+ * scatter (slice_counters.cuh), unless PB_MULTISPLIT_RANK is "masks" (for A/B runs).
+ * H200, 2^28 u32 keys, time against the lane masks (configs/tests/multisplit-counters.json,
+ * multisplit-few-bins.json): 1 to 40 bins 44 to 6% less, 90% of keys in one bin 34% (40
+ * bins) and 38% (512) less, 512 bins (two passes of 16 and 32 digits) 4% less, 1024 even;
+ * tried and left to the masks: 64 bins with 33 rows 2 to 4% more, values 3% more. */
+template <class T, bool kPairs> int counter_rows_wanted(uint32_t max_digits) {
+    if (sizeof(T) != 4 || kPairs) return 0;
     const char *knob = getenv("PB_MULTISPLIT_RANK");
     if (knob && strcmp(knob, "masks") == 0) return 0;
     return counter_rows(max_digits);
@@ -424,12 +430,12 @@ template <class K> int scatter_blocks_per_sm(K plain, K fused, size_t smem, bool
  * one with digits of the width the most digits of the plan need. */
 template <class T, class Digit, bool kPairs, class F>
 auto with_scatter_kernel(int rows, uint32_t digits, uint32_t max_digits, F &&f) {
-    if constexpr (sizeof(T) == 4) {
+    if constexpr (sizeof(T) == 4 && !kPairs) {
         if (rows)
             return with_counter_rows(rows, [&](auto r) {
-                return f(counter_scatter_kernel<T, Digit, kPairs, r.value, false>,
-                         counter_scatter_kernel<T, Digit, kPairs, r.value, true>,
-                         CounterSmem<kPairs, r.value>::bytes(digits));
+                return f(counter_scatter_kernel<T, Digit, r.value, false>,
+                         counter_scatter_kernel<T, Digit, r.value, true>,
+                         CounterSmem<r.value>::bytes(digits));
             });
     }
     return with_digit_width(max_digits, [&](auto width) {
@@ -460,7 +466,7 @@ template <class T, class Digit, bool kPairs> Plan make_plan(const pb_multisplit_
     const int sms = device_sms();
     const bool fused_candidate = fused_wanted(a->n) && device_cooperative();
     /* every pass's digits take the width (or the counter rows) of the most digits */
-    p.counter_rows = counter_rows_wanted<T>(p.max_digits);
+    p.counter_rows = counter_rows_wanted<T, kPairs>(p.max_digits);
     const int per_sm = with_scatter_kernel<T, Digit, kPairs>(
         p.counter_rows, p.max_digits, p.max_digits, [&](auto plain, auto fused, size_t smem) {
             return scatter_blocks_per_sm(plain, fused, smem, fused_candidate);
