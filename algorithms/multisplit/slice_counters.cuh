@@ -105,27 +105,22 @@ __global__ void __launch_bounds__(kCounterThreads, 3)
     const uint32_t th = threadIdx.x;
     uint32_t *my_counters = sm.counters + th; /* row r at my_counters[r * kCounterThreads] */
 
-    const uint64_t begin = min((uint64_t)blockIdx.x * span, n);
-    const uint64_t end = min(begin + span, n);
-    const uint32_t tiles = (uint32_t)((end - begin + kTile - 1) / kTile);
-    auto tile_keys = [&](uint32_t t) {
-        return (uint32_t)min((uint64_t)kTile, end - (begin + (uint64_t)t * kTile));
-    };
+    const SliceTiles<kTile> slice(n, span);
     /* tile t into ring slot t % 2 as one cp.async group (empty past the end) */
     auto fetch = [&](uint32_t t) {
-        if (t < tiles) {
-            const uint64_t at = begin + (uint64_t)t * kTile;
+        if (t < slice.tiles) {
             const uint32_t slot = (t % Smem::kStages) * kCounterSlot;
-            copy_tile_swizzled(sm.ring + slot, reinterpret_cast<const uint32_t *>(keys + at),
-                               tile_keys(t));
+            copy_tile_swizzled(sm.ring + slot,
+                               reinterpret_cast<const uint32_t *>(keys + slice.start(t)),
+                               slice.keys(t));
         }
         pb::commit_async();
     };
 
     fetch(0);
     if constexpr (kFused)
-        fused_slice_bases<kCounterThreads, T, Digit, Scan>(keys, begin, end, digit_of, digits,
-                                                           fused, sm.delta, sm.base, scan_storage);
+        fused_slice_bases<kCounterThreads, T, Digit, Scan>(
+            keys, slice.begin, slice.end, digit_of, digits, fused, sm.delta, sm.base, scan_storage);
     for (uint32_t d = th; d < digits; d += kCounterThreads) {
         if (!kFused) sm.base[d] = starts[(uint64_t)d * pieces + (uint64_t)blockIdx.x * split];
         if (offsets && blockIdx.x == 0) offsets[d] = sm.base[d];
@@ -133,12 +128,12 @@ __global__ void __launch_bounds__(kCounterThreads, 3)
 #pragma unroll
     for (int r = 0; r < kRows; r++) my_counters[r * kCounterThreads] = 0;
 
-    for (uint32_t t = 0; t < tiles; t++) {
+    for (uint32_t t = 0; t < slice.tiles; t++) {
         /* tile t has landed for everyone, and tile t - 1 is out: its slot takes t + 1 */
         pb::wait_async_all();
         __syncthreads();
         fetch(t + 1);
-        const uint32_t valid = tile_keys(t);
+        const uint32_t valid = slice.keys(t);
         const uint32_t slot = (t % Smem::kStages) * kCounterSlot;
         uint32_t *tile = sm.ring + slot;
 

@@ -150,23 +150,17 @@ __global__ void __launch_bounds__(kThreads, sizeof(T) == 4 ? 3 : 2)
     uint32_t *my_counts = sm.warp_counts + warp * digits;
     uint32_t *my_match = sm.match + warp * (digits + 1);
 
-    /* the last slices may start past n (span is whole tiles) and hold nothing */
-    const uint64_t begin = min((uint64_t)blockIdx.x * span, n);
-    const uint64_t end = min(begin + span, n);
-    const uint32_t tiles = (uint32_t)((end - begin + kTile - 1) / kTile);
-    auto tile_keys = [&](uint32_t t) {
-        return (uint32_t)min((uint64_t)kTile, end - (begin + (uint64_t)t * kTile));
-    };
+    const SliceTiles<kTile> slice(n, span);
     /* Tile t into ring slot t % kStages, as one cp.async group (empty past the end). Only
      * the next tile is ever in flight when a thread waits, so waiting for all its groups
      * is waiting for that tile. */
     auto fetch = [&](uint32_t t) {
-        if (t < tiles) {
-            const uint64_t at = begin + (uint64_t)t * kTile;
+        if (t < slice.tiles) {
+            const uint64_t at = slice.start(t);
             const int slot = t % kStages;
-            copy_tile_async(sm.ring + slot * kTile, keys + at, tile_keys(t) * sizeof(T));
+            copy_tile_async(sm.ring + slot * kTile, keys + at, slice.keys(t) * sizeof(T));
             if (kPairs)
-                copy_tile_async(sm.value_ring + slot * kTile, values + at, tile_keys(t) * 4);
+                copy_tile_async(sm.value_ring + slot * kTile, values + at, slice.keys(t) * 4);
         }
         pb::commit_async();
     };
@@ -175,8 +169,8 @@ __global__ void __launch_bounds__(kThreads, sizeof(T) == 4 ? 3 : 2)
     /* kFused (launched cooperatively): the count and the scan of the starts are done here
      * (slice_fused.cuh), starts unused */
     if constexpr (kFused)
-        fused_slice_bases<kThreads, T, Digit, Scan>(keys, begin, end, digit_of, digits, fused,
-                                                    sm.tile_count, sm.base, scan_storage);
+        fused_slice_bases<kThreads, T, Digit, Scan>(keys, slice.begin, slice.end, digit_of, digits,
+                                                    fused, sm.tile_count, sm.base, scan_storage);
     for (uint32_t d = threadIdx.x; d < digits; d += kThreads) {
         if (!kFused) sm.base[d] = starts[(uint64_t)d * pieces + (uint64_t)blockIdx.x * split];
         /* slice 0's start of a digit is where the digit starts: the bins' offsets */
@@ -192,8 +186,8 @@ __global__ void __launch_bounds__(kThreads, sizeof(T) == 4 ? 3 : 2)
     fetch(1);
     __syncthreads();
 
-    for (uint32_t t = 0; t < tiles; t++) {
-        const uint32_t valid = tile_keys(t);
+    for (uint32_t t = 0; t < slice.tiles; t++) {
+        const uint32_t valid = slice.keys(t);
         const int slot = t % kStages;
         const T *ring_keys = sm.ring + slot * kTile;
         /* 1. Rank in input order inside the warp. Warp w owns tile positions
