@@ -84,9 +84,9 @@ template <int kRows> struct CounterSmem {
 
 /* The same contract as slice_scatter_kernel, keys alone (values and out_values unused:
  * with values the counter scatter took 1% less to 3% more time than the lane masks, H200,
- * 2^28 u32 pairs, 40 to 4096 bins): block s scatters slice s of `span` keys; starts[d * pieces + s
- * * split] is where its keys of digit d go (or, kFused, the kernel counts and scans them itself);
- * digits <= 2 * kRows. */
+ * 2^28 u32 pairs, 40 to 4096 bins). Block s scatters slice s of `span` keys, and
+ * starts[d * pieces + s * split] is where its keys of digit d go (or, kFused, the kernel
+ * counts and scans them itself); digits <= 2 * kRows. */
 template <class T, class Digit, int kRows, bool kFused>
 __global__ void __launch_bounds__(kCounterThreads, 3)
     counter_scatter_kernel(const T *__restrict__ keys, const uint32_t *__restrict__ values,
