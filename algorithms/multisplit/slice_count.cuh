@@ -15,24 +15,6 @@
 
 namespace pb_ms {
 
-/* Block b's slice of a scatter kernel: keys [b * span, b * span + span) clipped to n, in
- * tiles of kTile keys (span is whole tiles; the last slices may start past n and hold
- * nothing). */
-template <int kTile> struct SliceTiles {
-    uint64_t begin, end;
-    uint32_t tiles;
-    __device__ SliceTiles(uint64_t n, uint64_t span) {
-        begin = min((uint64_t)blockIdx.x * span, n);
-        end = min(begin + span, n);
-        tiles = (uint32_t)((end - begin + kTile - 1) / kTile);
-    }
-    /* where tile t starts, and how many keys it holds */
-    __device__ uint64_t start(uint32_t t) const { return begin + (uint64_t)t * kTile; }
-    __device__ uint32_t keys(uint32_t t) const {
-        return (uint32_t)min((uint64_t)kTile, end - start(t));
-    }
-};
-
 constexpr int kCountThreads = 256;
 constexpr int kCountWarps = kCountThreads / 32;
 

@@ -21,17 +21,17 @@
 
 #include <cub/block/block_scan.cuh>
 
-#include "async_copy.cuh"
 #include "slice_fused.cuh"
+#include "slice_tiles.cuh"
 
 namespace pb_ms {
 
 constexpr int kCounterThreads = 256;
 constexpr int kCounterItems = 16; /* 4-byte keys: 64 bytes a thread */
 constexpr int kCounterTile = kCounterThreads * kCounterItems;
-/* Counter rows the kernels are built for: at most 2 x kRows digits. */
+/* Counter rows the kernels are built for (odd, fewer first): at most 2 x kRows digits. */
 constexpr int kCounterRowChoices[] = {9, 21};
-constexpr uint32_t kCounterMaxDigits = 2 * 21;
+constexpr uint32_t kCounterMaxDigits = 2 * kCounterRowChoices[1];
 /* The sorted tile skips a word after every 32 (padded()): a thread's keys of one digit go
  * to consecutive places, 16 apart from the next thread's, which without the gap would put
  * 16 lanes on one bank whenever a few digits hold most keys. */
@@ -43,21 +43,9 @@ __device__ __forceinline__ uint32_t padded(uint32_t at) { return at + (at >> 5);
  * so do 8 consecutive pieces written by cp.async. Bits 0 to 2 take bits 2 to 4: a
  * permutation of each 8 pieces. */
 __host__ __device__ constexpr uint32_t swizzle_piece(uint32_t c) { return c ^ ((c >> 2) & 7); }
-__device__ __forceinline__ uint32_t swizzled_word(uint32_t e) {
-    return swizzle_piece(e >> 2) << 2 | (e & 3);
-}
-
-/* The block's share of copying `count` 4-byte words from src (16-byte aligned) into a
- * swizzled tile; the tail past the last whole piece goes in words, never reading past the
- * end of the input. */
-__device__ __forceinline__ void copy_tile_swizzled(uint32_t *dst, const uint32_t *src,
-                                                   uint32_t count) {
-    const uint32_t pieces = count / 4;
-    for (uint32_t c = threadIdx.x; c < pieces; c += kCounterThreads)
-        pb::copy16_async(dst + swizzle_piece(c) * 4, src + c * 4);
-    for (uint32_t e = pieces * 4 + threadIdx.x; e < count; e += kCounterThreads)
-        pb::copy_async<4>(dst + swizzled_word(e), src + e);
-}
+struct Swizzled {
+    __device__ uint32_t operator()(uint32_t c) const { return swizzle_piece(c); }
+};
 
 /* Shared memory of the counter scatter, carved from the dynamic allocation. */
 template <int kRows> struct CounterSmem {
@@ -87,6 +75,17 @@ template <int kRows> struct CounterSmem {
  * 2^28 u32 pairs, 40 to 4096 bins). Block s scatters slice s of `span` keys, and
  * starts[d * pieces + s * split] is where its keys of digit d go (or, kFused, the kernel
  * counts and scans them itself); digits <= 2 * kRows. */
+/* Digit d's counter: word row(d) of a thread's column, bits [shift, shift + 16). */
+template <int kRows> struct CounterOf {
+    uint32_t row, shift;
+    __device__ explicit CounterOf(uint32_t d) {
+        const uint32_t high = d >= (uint32_t)kRows;
+        row = d - high * kRows;
+        shift = 16 * high;
+    }
+    __device__ uint32_t in(uint32_t word) const { return word >> shift & 0xffffu; }
+};
+
 template <class T, class Digit, int kRows, bool kFused>
 __global__ void __launch_bounds__(kCounterThreads, 3)
     counter_scatter_kernel(const T *__restrict__ keys, const uint32_t *__restrict__ values,
@@ -110,9 +109,8 @@ __global__ void __launch_bounds__(kCounterThreads, 3)
     auto fetch = [&](uint32_t t) {
         if (t < slice.tiles) {
             const uint32_t slot = (t % Smem::kStages) * kCounterSlot;
-            copy_tile_swizzled(sm.ring + slot,
-                               reinterpret_cast<const uint32_t *>(keys + slice.start(t)),
-                               slice.keys(t));
+            copy_tile_async<kCounterThreads>(sm.ring + slot, keys + slice.start(t),
+                                             slice.keys(t) * 4, Swizzled{});
         }
         pb::commit_async();
     };
@@ -153,11 +151,11 @@ __global__ void __launch_bounds__(kCounterThreads, 3)
                 T key;
                 memcpy(&key, &k[j], 4);
                 const uint32_t d = digit_of(key);
-                const uint32_t high = d >= (uint32_t)kRows;
-                uint32_t *word = my_counters + (d - high * kRows) * kCounterThreads;
+                const CounterOf<kRows> c(d);
+                uint32_t *word = my_counters + c.row * kCounterThreads;
                 const uint32_t old = *word;
-                *word = old + (1u << (16 * high));
-                digit_before[j] = d | (old >> (16 * high) & 0xffffu) << 8;
+                *word = old + (1u << c.shift);
+                digit_before[j] = d | c.in(old) << 8;
             }
         };
         if (valid == (uint32_t)kTile)
@@ -189,9 +187,8 @@ __global__ void __launch_bounds__(kCounterThreads, 3)
             for (int j = 0; j < kItems; j++) {
                 if (!full.value && th * kItems + j >= valid) continue;
                 const uint32_t d = digit_before[j] & 0xffu;
-                const uint32_t high = d >= (uint32_t)kRows;
-                const uint32_t first =
-                    my_counters[(d - high * kRows) * kCounterThreads] >> (16 * high) & 0xffffu;
+                const CounterOf<kRows> c(d);
+                const uint32_t first = c.in(my_counters[c.row * kCounterThreads]);
                 const uint32_t at = padded(first + (digit_before[j] >> 8));
                 tile[at] = k[j];
                 sm.digit[at] = (uint8_t)d;
@@ -203,8 +200,8 @@ __global__ void __launch_bounds__(kCounterThreads, 3)
             place_items(std::false_type{});
         auto tile_start = [&](uint32_t d) {
             if (d >= digits) return valid;
-            const uint32_t high = d >= (uint32_t)kRows;
-            return sm.counters[(d - high * kRows) * kCounterThreads] >> (16 * high) & 0xffffu;
+            const CounterOf<kRows> c(d);
+            return c.in(sm.counters[c.row * kCounterThreads]);
         };
         for (uint32_t d = th; d < digits; d += kCounterThreads) {
             const uint32_t start = tile_start(d);
@@ -234,8 +231,9 @@ inline int counter_rows(uint32_t digits) {
 
 /* Calls f(std::integral_constant<int, rows>) for one of kCounterRowChoices. */
 template <class F> auto with_counter_rows(int rows, F &&f) {
-    if (rows == 9) return f(std::integral_constant<int, 9>{});
-    return f(std::integral_constant<int, 21>{});
+    constexpr int kFew = kCounterRowChoices[0], kMore = kCounterRowChoices[1];
+    if (rows == kFew) return f(std::integral_constant<int, kFew>{});
+    return f(std::integral_constant<int, kMore>{});
 }
 
 } // namespace pb_ms

@@ -33,6 +33,7 @@
 #include "slice_count.cuh"
 #include "slice_counters.cuh"
 #include "slice_fused.cuh"
+#include "slice_tiles.cuh"
 
 namespace pb_ms {
 namespace {
@@ -75,19 +76,6 @@ template <class T> __host__ __device__ constexpr int items_per_thread() {
 template <class F> auto with_digit_width(uint32_t digits, F &&f) {
     if (digits <= 256) return f(uint8_t{});
     return f(uint16_t{});
-}
-
-/* The block's share of copying `bytes` (a multiple of 4) from src (16-byte aligned) to
- * dst. The tail past the last whole 16 bytes goes in words, so that no copy reads past
- * the end of the input. */
-__device__ __forceinline__ void copy_tile_async(void *dst, const void *src, uint32_t bytes) {
-    char *to = static_cast<char *>(dst);
-    const char *from = static_cast<const char *>(src);
-    const uint32_t whole = bytes / 16 * 16;
-    for (uint32_t at = threadIdx.x * 16; at < whole; at += kThreads * 16)
-        pb::copy16_async(to + at, from + at);
-    for (uint32_t at = whole + threadIdx.x * 4; at < bytes; at += kThreads * 4)
-        pb::copy_async<4>(to + at, from + at);
 }
 
 /* Shared memory of the scatter kernel, carved from the dynamic allocation. */
@@ -158,9 +146,10 @@ __global__ void __launch_bounds__(kThreads, sizeof(T) == 4 ? 3 : 2)
         if (t < slice.tiles) {
             const uint64_t at = slice.start(t);
             const int slot = t % kStages;
-            copy_tile_async(sm.ring + slot * kTile, keys + at, slice.keys(t) * sizeof(T));
+            copy_tile_async<kThreads>(sm.ring + slot * kTile, keys + at, slice.keys(t) * sizeof(T));
             if (kPairs)
-                copy_tile_async(sm.value_ring + slot * kTile, values + at, slice.keys(t) * 4);
+                copy_tile_async<kThreads>(sm.value_ring + slot * kTile, values + at,
+                                          slice.keys(t) * 4);
         }
         pb::commit_async();
     };
