@@ -3,7 +3,8 @@
  * Block s of a one-wave grid owns one contiguous slice of the input. One pass over a digit
  * of the bin (the whole bin when there are few):
  *   1. piece_count_kernel (slice_count.cuh): each slice's digit counts, written
- *      digit-major, on a finer grid of its own (one read of the keys);
+ *      digit-major, on a finer grid of its own (one read of the keys; per-thread counters
+ *      up to 64 digits, shared atomics above);
  *   2. cub::DeviceScan over the digit-major counts: where slice s's keys of digit d start;
  *   3. slice_scatter_kernel walks its slice in tiles of 16 KB. cp.async brings the next
  *      tile into a two-slot ring while this one is worked on, so the reads never wait on
@@ -320,6 +321,7 @@ struct Plan {
     uint32_t copies;    /* histograms per count block */
     bool fused;         /* count and scan inside the scatter kernel (slice_fused.cuh) */
     int counter_rows;   /* the counter scatter's rows (slice_counters.cuh), 0: lane masks */
+    bool private_counts; /* the count kernel's per-thread counters (slice_count.cuh) */
     size_t scan_temp_bytes;
     uint32_t pieces() const { return slices * split; }
 };
@@ -337,6 +339,22 @@ template <class T> struct Scratch {
 inline uint32_t count_copies(uint32_t digits) {
     const uint32_t fit = (24u << 10) / (digits * 4);
     return fit < 1 ? 1 : fit > (uint32_t)kCountWarps ? (uint32_t)kCountWarps : fit;
+}
+
+/* Whether passes of at most `digits` digits count in per-thread counters, unless
+ * PB_MULTISPLIT_COUNT is "atomics" (for A/B runs). */
+inline bool private_counts_wanted(uint32_t digits) {
+    const char *knob = getenv("PB_MULTISPLIT_COUNT");
+    if (knob && strcmp(knob, "atomics") == 0) return false;
+    return digits <= kPrivateCountMaxDigits;
+}
+
+/* Calls f(count kernel, its shared memory bytes) for a pass of `digits` digits. */
+template <class T, class Digit, class F>
+auto with_count_kernel(const Plan &p, uint32_t digits, F &&f) {
+    if (p.private_counts)
+        return f(piece_count_kernel<T, Digit, true>, private_count_bytes(digits));
+    return f(piece_count_kernel<T, Digit, false>, (size_t)p.copies * digits * 4);
 }
 
 /* Inputs up to this many keys take fused passes (slice_fused.cuh), unless
@@ -460,15 +478,25 @@ template <class T, class Digit, bool kPairs> Plan make_plan(const pb_multisplit_
     p.span = (tiles + p.slices - 1) / p.slices * kTile;
     /* the count's grid: as many blocks as fit at once, whole slices apart */
     p.copies = count_copies(p.max_digits);
-    const uint64_t count_resident =
-        (uint64_t)sms * resident_blocks(piece_count_kernel<T, Digit>, kCountThreads,
-                                        (size_t)p.copies * p.max_digits * 4);
-    p.split = (uint32_t)((count_resident + p.slices - 1) / p.slices);
-    /* but at least kCountMinKeys keys a piece: each piece also clears, flushes and scans
-     * its digits' counters, which at 2^20 keys and hundreds of digits outweighed its keys */
-    const uint64_t most = p.span / kCountMinKeys;
-    if (p.split > most) p.split = most > 1 ? (uint32_t)most : 1;
-    p.part_span = (p.span / p.split + 1023) / 1024 * 1024;
+    auto cut_pieces = [&] {
+        const uint64_t count_resident =
+            (uint64_t)sms *
+            with_count_kernel<T, Digit>(p, p.max_digits, [&](auto kernel, size_t smem) {
+                return resident_blocks(kernel, kCountThreads, smem);
+            });
+        p.split = (uint32_t)((count_resident + p.slices - 1) / p.slices);
+        /* but at least kCountMinKeys keys a piece: each piece also clears, flushes and scans
+         * its digits' counters, which at 2^20 keys and hundreds of digits outweighed its keys */
+        const uint64_t most = p.span / kCountMinKeys;
+        if (p.split > most) p.split = most > 1 ? (uint32_t)most : 1;
+        p.part_span = (p.span / p.split + 1023) / 1024 * 1024;
+    };
+    p.private_counts = private_counts_wanted(p.max_digits);
+    cut_pieces();
+    if (p.private_counts && !private_count_fits(p.max_digits, p.part_span)) {
+        p.private_counts = false; /* and the atomics' grid */
+        cut_pieces();
+    }
     const int count = (int)(p.max_digits * p.pieces());
     cub::DeviceScan::ExclusiveSum(nullptr, p.scan_temp_bytes, (uint32_t *)nullptr,
                                   (uint32_t *)nullptr, count);
@@ -497,9 +525,10 @@ cudaError_t run_pass(const Digit &digit, uint32_t digits, const Plan &p, Scratch
                      const T *keys, const uint32_t *values, uint64_t n, T *out_keys,
                      uint32_t *out_values, uint32_t *offsets, cudaStream_t stream) {
     if (!p.fused) {
-        piece_count_kernel<T, Digit>
-            <<<p.pieces(), kCountThreads, (size_t)p.copies * digits * 4, stream>>>(
+        with_count_kernel<T, Digit>(p, digits, [&](auto kernel, size_t smem) {
+            kernel<<<p.pieces(), kCountThreads, smem, stream>>>(
                 keys, n, p.span, p.split, p.part_span, digit, digits, p.copies, s.counts);
+        });
         size_t temp = p.scan_temp_bytes;
         const cudaError_t e = cub::DeviceScan::ExclusiveSum(s.scan_temp, temp, s.counts, s.starts,
                                                             (int)(digits * p.pieces()), stream);
