@@ -314,13 +314,13 @@ struct Plan {
     int passes;
     PassDigit pass[2];
     uint32_t max_digits;
-    uint32_t slices;    /* scatter blocks, one slice each */
-    uint64_t span;      /* keys per slice, whole tiles */
-    uint32_t split;     /* count blocks per slice */
-    uint64_t part_span; /* keys per count block */
-    uint32_t copies;    /* histograms per count block */
-    bool fused;         /* count and scan inside the scatter kernel (slice_fused.cuh) */
-    int counter_rows;   /* the counter scatter's rows (slice_counters.cuh), 0: lane masks */
+    uint32_t slices;     /* scatter blocks, one slice each */
+    uint64_t span;       /* keys per slice, whole tiles */
+    uint32_t split;      /* count blocks per slice */
+    uint64_t part_span;  /* keys per count block */
+    uint32_t copies;     /* histograms per count block */
+    bool fused;          /* count and scan inside the scatter kernel (slice_fused.cuh) */
+    int counter_rows;    /* the counter scatter's rows (slice_counters.cuh), 0: lane masks */
     bool private_counts; /* the count kernel's per-thread counters (slice_count.cuh) */
     size_t scan_temp_bytes;
     uint32_t pieces() const { return slices * split; }
@@ -352,8 +352,7 @@ inline bool private_counts_wanted(uint32_t digits) {
 /* Calls f(count kernel, its shared memory bytes) for a pass of `digits` digits. */
 template <class T, class Digit, class F>
 auto with_count_kernel(const Plan &p, uint32_t digits, F &&f) {
-    if (p.private_counts)
-        return f(piece_count_kernel<T, Digit, true>, private_count_bytes(digits));
+    if (p.private_counts) return f(piece_count_kernel<T, Digit, true>, private_count_bytes(digits));
     return f(piece_count_kernel<T, Digit, false>, (size_t)p.copies * digits * 4);
 }
 
