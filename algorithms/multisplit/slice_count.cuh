@@ -129,7 +129,7 @@ __global__ void __launch_bounds__(kCountThreads)
             count_stretch(base, std::false_type{});
     }
     __syncthreads();
-    if (kPrivate) { /* a warp a row of words: both halves summed over the threads */
+    if constexpr (kPrivate) { /* a warp a row of words: both halves summed over the threads */
         for (uint32_t row = warp; row < (digits + 1) / 2; row += kCountWarps) {
             uint32_t low = 0, high = 0;
             for (uint32_t t = lane; t < kCountThreads; t += 32) {
@@ -145,12 +145,12 @@ __global__ void __launch_bounds__(kCountThreads)
             if (lane == 0 && 2 * row + 1 < digits)
                 counts[(uint64_t)(2 * row + 1) * gridDim.x + blockIdx.x] = high;
         }
-        return;
-    }
-    for (uint32_t d = threadIdx.x; d < digits; d += kCountThreads) {
-        uint32_t sum = 0;
-        for (uint32_t c = 0; c < copies; c++) sum += hist[c * digits + d];
-        counts[(uint64_t)d * gridDim.x + blockIdx.x] = sum;
+    } else {
+        for (uint32_t d = threadIdx.x; d < digits; d += kCountThreads) {
+            uint32_t sum = 0;
+            for (uint32_t c = 0; c < copies; c++) sum += hist[c * digits + d];
+            counts[(uint64_t)d * gridDim.x + blockIdx.x] = sum;
+        }
     }
 }
 

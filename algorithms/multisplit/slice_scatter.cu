@@ -64,9 +64,19 @@ constexpr uint64_t kCountMinKeys = 8192;
 /* Keys per thread: a tile of 16 KB of keys, with values too (two blocks an SM then, as
  * their ring and staging double the shared memory). Pairs' tiles of 8 KB, three blocks an
  * SM, were slower (2^28 u32 pairs: 361 bins 3.77 against 3.57 ms, 4096 5.35 / 4.29,
- * 65536 11.76 / 7.13). */
-template <class T> __host__ __device__ constexpr int items_per_thread() {
-    return 64 / (int)sizeof(T);
+ * 65536 11.76 / 7.13). The macros give 4-byte keys alone another tile and the blocks an SM
+ * the registers are cut for, for A/B builds (tools/link-variant). */
+#ifndef PB_MULTISPLIT_KEY_ITEMS
+#define PB_MULTISPLIT_KEY_ITEMS 16
+#endif
+#ifndef PB_MULTISPLIT_KEY_BLOCKS
+#define PB_MULTISPLIT_KEY_BLOCKS 3
+#endif
+template <class T, bool kPairs> __host__ __device__ constexpr int items_per_thread() {
+    return sizeof(T) == 4 && !kPairs ? PB_MULTISPLIT_KEY_ITEMS : 64 / (int)sizeof(T);
+}
+template <class T, bool kPairs> constexpr int scatter_min_blocks() {
+    return sizeof(T) != 4 ? 2 : kPairs ? 3 : PB_MULTISPLIT_KEY_BLOCKS;
 }
 
 /* The digit array's element: a byte while digits fit one (plus the sentinel `digits` of an
@@ -81,7 +91,7 @@ template <class F> auto with_digit_width(uint32_t digits, F &&f) {
 
 /* Shared memory of the scatter kernel, carved from the dynamic allocation. */
 template <class T, bool kPairs, class DigitT> struct TileSmem {
-    static constexpr int kTile = kThreads * items_per_thread<T>();
+    static constexpr int kTile = kThreads * items_per_thread<T, kPairs>();
     T *ring;               /* kStages x kTile: tiles on their way in */
     uint32_t *value_ring;  /* kStages x kTile, pairs only */
     T *keys;               /* kTile: the tile, sorted by digit */
@@ -120,14 +130,14 @@ template <class T, bool kPairs, class DigitT> struct TileSmem {
  * overlap the others' work. starts[d * pieces + s * split]: where slice s's keys of digit
  * d go. keys and values must be 16-byte aligned (cp.async). */
 template <class T, class Digit, bool kPairs, class DigitT, bool kFused>
-__global__ void __launch_bounds__(kThreads, sizeof(T) == 4 ? 3 : 2)
+__global__ void __launch_bounds__(kThreads, (scatter_min_blocks<T, kPairs>()))
     slice_scatter_kernel(const T *__restrict__ keys, const uint32_t *__restrict__ values,
                          uint64_t n, uint64_t span, Digit digit_of, uint32_t digits,
                          const uint32_t *__restrict__ starts, uint32_t pieces, uint32_t split,
                          FusedScratch fused, T *__restrict__ out_keys,
                          uint32_t *__restrict__ out_values, uint32_t *__restrict__ offsets) {
     using Smem = TileSmem<T, kPairs, DigitT>;
-    constexpr int kItems = items_per_thread<T>();
+    constexpr int kItems = items_per_thread<T, kPairs>();
     constexpr int kTile = Smem::kTile;
     constexpr int kWarpTile = 32 * kItems;
     using Scan = cub::BlockScan<uint32_t, kThreads>;
