@@ -61,22 +61,41 @@ constexpr int kStages = 2;
  * count block's loads). */
 constexpr uint64_t kCountMinKeys = 8192;
 
-/* Keys per thread: a tile of 16 KB of keys, with values too (two blocks an SM then, as
- * their ring and staging double the shared memory). Pairs' tiles of 8 KB, three blocks an
- * SM, were slower (2^28 u32 pairs: 361 bins 3.77 against 3.57 ms, 4096 5.35 / 4.29,
- * 65536 11.76 / 7.13). The macros give 4-byte keys alone another tile and the blocks an SM
- * the registers are cut for, for A/B builds (tools/link-variant). */
-#ifndef PB_MULTISPLIT_KEY_ITEMS
-#define PB_MULTISPLIT_KEY_ITEMS 16
-#endif
-#ifndef PB_MULTISPLIT_KEY_BLOCKS
-#define PB_MULTISPLIT_KEY_BLOCKS 3
-#endif
-template <class T, bool kPairs> __host__ __device__ constexpr int items_per_thread() {
-    return sizeof(T) == 4 && !kPairs ? PB_MULTISPLIT_KEY_ITEMS : 64 / (int)sizeof(T);
+/* Keys per thread of the lane-mask scatter: a tile of 16 KB of keys, with values too (two
+ * blocks an SM then, as their ring and staging double the shared memory). Pairs' tiles of
+ * 8 KB, three blocks an SM, were slower (2^28 u32 pairs: 361 bins 3.77 against 3.57 ms,
+ * 4096 5.35 / 4.29, 65536 11.76 / 7.13).
+ *
+ * 4-byte keys alone with kWideTileMinDigits to kWideTileMaxDigits digits take wide tiles,
+ * 24 KB, two blocks an SM: the per-tile work over the digits (each warp's counters, their
+ * scan) then weighs on fewer keys. (More digits, one pass over small inputs, would fit one
+ * wide block an SM where two narrow ones fit: not measured, left narrow.) H200, 2^28 u32 keys, time
+ * against 16 KB tiles (configs/tests/multisplit-tile-shapes.json, results/h200/session18-call6-*):
+ * 200 bins 14% less, 256 19%, 361 17%, 65536 (two passes of 256 digits) 19%; at 64 bins 1% more,
+ * 128 1% less, 4096 and 12288 (passes of 64 and 128 digits) 1% more to even, 2^23 keys at
+ * 200 bins 1% more; 90% of keys in one bin even. Tiles of 20 KB did a little less; of
+ * 12 and 8 KB, with four and five blocks an SM, 2 to 43% more time
+ * (session18-call5-*). PB_MULTISPLIT_TILES=narrow keeps 16 KB tiles, for A/B runs. */
+constexpr int kWideItems = 24;
+constexpr uint32_t kWideTileMinDigits = 129, kWideTileMaxDigits = 384;
+template <class T, bool kPairs> constexpr int narrow_items() { return 64 / (int)sizeof(T); }
+template <class T, bool kPairs> bool wide_tiles(uint32_t max_digits) {
+    const char *knob = getenv("PB_MULTISPLIT_TILES");
+    if (knob && strcmp(knob, "narrow") == 0) return false;
+    return sizeof(T) == 4 && !kPairs && max_digits >= kWideTileMinDigits &&
+           max_digits <= kWideTileMaxDigits;
 }
-template <class T, bool kPairs> constexpr int scatter_min_blocks() {
-    return sizeof(T) != 4 ? 2 : kPairs ? 3 : PB_MULTISPLIT_KEY_BLOCKS;
+/* Calls f(std::integral_constant<int, keys a thread>). */
+template <class T, bool kPairs, class F> auto with_tile_items(bool wide, F &&f) {
+    if constexpr (sizeof(T) == 4 && !kPairs) {
+        if (wide) return f(std::integral_constant<int, kWideItems>{});
+    }
+    return f(std::integral_constant<int, narrow_items<T, kPairs>()>{});
+}
+/* The blocks an SM the scatter's registers are cut for: three for 4-byte keys (at most 85
+ * registers), two for wide tiles and 8-byte keys. */
+template <class T, int kItems> constexpr int scatter_min_blocks() {
+    return sizeof(T) == 4 && kItems != kWideItems ? 3 : 2;
 }
 
 /* The digit array's element: a byte while digits fit one (plus the sentinel `digits` of an
@@ -90,8 +109,8 @@ template <class F> auto with_digit_width(uint32_t digits, F &&f) {
 }
 
 /* Shared memory of the scatter kernel, carved from the dynamic allocation. */
-template <class T, bool kPairs, class DigitT> struct TileSmem {
-    static constexpr int kTile = kThreads * items_per_thread<T, kPairs>();
+template <class T, bool kPairs, class DigitT, int kItems> struct TileSmem {
+    static constexpr int kTile = kThreads * kItems;
     T *ring;               /* kStages x kTile: tiles on their way in */
     uint32_t *value_ring;  /* kStages x kTile, pairs only */
     T *keys;               /* kTile: the tile, sorted by digit */
@@ -126,18 +145,17 @@ template <class T, bool kPairs, class DigitT> struct TileSmem {
     }
 };
 
-/* Three blocks an SM for 4-byte keys (at most 85 registers), so one block's barriers
- * overlap the others' work. starts[d * pieces + s * split]: where slice s's keys of digit
+/* Three blocks an SM for 4-byte keys in 16 KB tiles (scatter_min_blocks), so one block's
+ * barriers overlap the others' work. starts[d * pieces + s * split]: where slice s's keys of digit
  * d go. keys and values must be 16-byte aligned (cp.async). */
-template <class T, class Digit, bool kPairs, class DigitT, bool kFused>
-__global__ void __launch_bounds__(kThreads, (scatter_min_blocks<T, kPairs>()))
+template <class T, class Digit, bool kPairs, class DigitT, bool kFused, int kItems>
+__global__ void __launch_bounds__(kThreads, (scatter_min_blocks<T, kItems>()))
     slice_scatter_kernel(const T *__restrict__ keys, const uint32_t *__restrict__ values,
                          uint64_t n, uint64_t span, Digit digit_of, uint32_t digits,
                          const uint32_t *__restrict__ starts, uint32_t pieces, uint32_t split,
                          FusedScratch fused, T *__restrict__ out_keys,
                          uint32_t *__restrict__ out_values, uint32_t *__restrict__ offsets) {
-    using Smem = TileSmem<T, kPairs, DigitT>;
-    constexpr int kItems = items_per_thread<T, kPairs>();
+    using Smem = TileSmem<T, kPairs, DigitT, kItems>;
     constexpr int kTile = Smem::kTile;
     constexpr int kWarpTile = 32 * kItems;
     using Scan = cub::BlockScan<uint32_t, kThreads>;
@@ -331,6 +349,7 @@ struct Plan {
     uint32_t copies;     /* histograms per count block */
     bool fused;          /* count and scan inside the scatter kernel (slice_fused.cuh) */
     int counter_rows;    /* the counter scatter's rows (slice_counters.cuh), 0: lane masks */
+    bool wide;           /* the lane-mask scatter's wide tiles (wide_tiles) */
     bool private_counts; /* the count kernel's per-thread counters (slice_count.cuh) */
     size_t scan_temp_bytes;
     uint32_t pieces() const { return slices * split; }
@@ -418,8 +437,10 @@ template <class T, bool kPairs> bool one_pass(uint32_t bins, uint64_t n) {
                                            : kSinglePassMaxBins;
     const char *knob = getenv("PB_MULTISPLIT_ONE_PASS_MAX");
     if (knob && *knob) most = (uint32_t)strtoul(knob, nullptr, 10);
-    return bins <= most &&
-           TileSmem<T, kPairs, uint16_t>::bytes(bins) + 2048 <= (size_t)device_smem_optin();
+    const size_t bytes = with_tile_items<T, kPairs>(wide_tiles<T, kPairs>(bins), [&](auto items) {
+        return TileSmem<T, kPairs, uint16_t, items.value>::bytes(bins);
+    });
+    return bins <= most && bytes + 2048 <= (size_t)device_smem_optin();
 }
 
 /* Blocks of a scatter kernel an SM; a fused grid must all be resident at once, so it
@@ -437,9 +458,9 @@ template <class K> int scatter_blocks_per_sm(K plain, K fused, size_t smem, bool
 
 /* Calls f(plain kernel, fused kernel, shared memory bytes) for the scatter a pass of
  * `digits` digits takes: the counter scatter with `rows` rows, or (rows 0) the lane-mask
- * one with digits of the width the most digits of the plan need. */
+ * one with digits of the width the most digits of the plan need, in wide tiles or not. */
 template <class T, class Digit, bool kPairs, class F>
-auto with_scatter_kernel(int rows, uint32_t digits, uint32_t max_digits, F &&f) {
+auto with_scatter_kernel(int rows, bool wide, uint32_t digits, uint32_t max_digits, F &&f) {
     if constexpr (sizeof(T) == 4 && !kPairs) {
         if (rows)
             return with_counter_rows(rows, [&](auto r) {
@@ -450,9 +471,12 @@ auto with_scatter_kernel(int rows, uint32_t digits, uint32_t max_digits, F &&f) 
     }
     return with_digit_width(max_digits, [&](auto width) {
         using DigitT = decltype(width);
-        return f(slice_scatter_kernel<T, Digit, kPairs, DigitT, false>,
-                 slice_scatter_kernel<T, Digit, kPairs, DigitT, true>,
-                 TileSmem<T, kPairs, DigitT>::bytes(digits));
+        return with_tile_items<T, kPairs>(wide, [&](auto items) {
+            constexpr int kItems = items.value;
+            return f(slice_scatter_kernel<T, Digit, kPairs, DigitT, false, kItems>,
+                     slice_scatter_kernel<T, Digit, kPairs, DigitT, true, kItems>,
+                     TileSmem<T, kPairs, DigitT, kItems>::bytes(digits));
+        });
     });
 }
 
@@ -471,14 +495,20 @@ template <class T, class Digit, bool kPairs> Plan make_plan(const pb_multisplit_
         p.pass[1] = {(uint32_t)low_bits, 0xffffffffu, ((bins - 1) >> low_bits) + 1};
     }
     p.max_digits = p.pass[0].digits > p.pass[1].digits ? p.pass[0].digits : p.pass[1].digits;
-    constexpr int kTile = TileSmem<T, kPairs, uint8_t>::kTile;
+    /* every pass's digits take the width (or the counter rows, or the tiles) of the most
+     * digits */
+    p.counter_rows = counter_rows_wanted<T, kPairs>(p.max_digits);
+    p.wide = p.counter_rows == 0 && wide_tiles<T, kPairs>(p.max_digits);
+    /* the counter scatter's tile is the narrow one */
+    static_assert(kCounterTile == kThreads * narrow_items<T, kPairs>() || sizeof(T) != 4);
+    const uint64_t kTile = with_tile_items<T, kPairs>(
+        p.wide, [](auto items) { return (uint64_t)kThreads * items.value; });
     const uint64_t tiles = (a->n + kTile - 1) / kTile;
     const int sms = device_sms();
     const bool fused_candidate = fused_wanted(a->n) && device_cooperative();
-    /* every pass's digits take the width (or the counter rows) of the most digits */
-    p.counter_rows = counter_rows_wanted<T, kPairs>(p.max_digits);
     const int per_sm = with_scatter_kernel<T, Digit, kPairs>(
-        p.counter_rows, p.max_digits, p.max_digits, [&](auto plain, auto fused, size_t smem) {
+        p.counter_rows, p.wide, p.max_digits, p.max_digits,
+        [&](auto plain, auto fused, size_t smem) {
             return scatter_blocks_per_sm(plain, fused, smem, fused_candidate);
         });
     const uint64_t resident = (uint64_t)sms * per_sm;
@@ -545,7 +575,7 @@ cudaError_t run_pass(const Digit &digit, uint32_t digits, const Plan &p, Scratch
     }
     /* fused: one cooperative launch that counts and scans first (slice_fused.cuh) */
     return with_scatter_kernel<T, Digit, kPairs>(
-        p.counter_rows ? counter_rows(digits) : 0, digits, p.max_digits,
+        p.counter_rows ? counter_rows(digits) : 0, p.wide, digits, p.max_digits,
         [&](auto plain, auto fused, size_t smem) {
             auto kernel = p.fused ? fused : plain;
             allow_smem(kernel, smem);
