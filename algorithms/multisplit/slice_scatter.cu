@@ -66,24 +66,28 @@ constexpr uint64_t kCountMinKeys = 8192;
  * 8 KB, three blocks an SM, were slower (2^28 u32 pairs: 361 bins 3.77 against 3.57 ms,
  * 4096 5.35 / 4.29, 65536 11.76 / 7.13).
  *
- * 4-byte keys alone with kWideTileMinDigits to kWideTileMaxDigits digits take wide tiles,
- * 24 KB, two blocks an SM: the per-tile work over the digits (each warp's counters, their
- * scan) then weighs on fewer keys. (More digits, one pass over small inputs, would fit one
- * wide block an SM where two narrow ones fit: not measured, left narrow.) H200, 2^28 u32 keys, time
+ * 4-byte keys alone with kWideTileMinDigits to kWideTileMaxDigits digits, more than
+ * kSmallInputKeys of them, take wide tiles, 24 KB, two blocks an SM: the per-tile work
+ * over the digits (each warp's counters, their scan) then weighs on fewer keys. (More
+ * digits, one pass over small inputs, would fit one wide block an SM where two narrow ones
+ * fit: not measured, left narrow.) H200, 2^28 u32 keys, time
  * against 16 KB tiles (configs/tests/multisplit-tile-shapes.json, results/h200/session18-call6-*):
  * 200 bins 14% less, 256 19%, 361 17%, 65536 (two passes of 256 digits) 19%; at 64 bins 1% more,
  * 128 1% less, 4096 and 12288 (passes of 64 and 128 digits) 1% more to even, 2^23 keys at
  * 200 bins 1% more; 90% of keys in one bin even. Tiles of 20 KB did a little less; of
  * 12 and 8 KB, with four and five blocks an SM, 2 to 43% more time
- * (session18-call5-*). PB_MULTISPLIT_TILES=narrow keeps 16 KB tiles, for A/B runs. */
+ * (session18-call5-*). The build with the rule: 200, 256, 361 and 65536 bins 15 to 19% less
+ * time at 2^28, 361 bins 9% less at 2^23; at 2^20 keys (fused passes, two thirds of the
+ * blocks) 13% more at 200 and 361 bins, so small inputs keep narrow tiles
+ * (session18-call7-*). PB_MULTISPLIT_TILES=narrow keeps 16 KB tiles, for A/B runs. */
 constexpr int kWideItems = 24;
 constexpr uint32_t kWideTileMinDigits = 129, kWideTileMaxDigits = 384;
 template <class T, bool kPairs> constexpr int narrow_items() { return 64 / (int)sizeof(T); }
-template <class T, bool kPairs> bool wide_tiles(uint32_t max_digits) {
+template <class T, bool kPairs> bool wide_tiles(uint32_t max_digits, uint64_t n) {
     const char *knob = getenv("PB_MULTISPLIT_TILES");
     if (knob && strcmp(knob, "narrow") == 0) return false;
     return sizeof(T) == 4 && !kPairs && max_digits >= kWideTileMinDigits &&
-           max_digits <= kWideTileMaxDigits;
+           max_digits <= kWideTileMaxDigits && n > kSmallInputKeys;
 }
 /* Calls f(std::integral_constant<int, keys a thread>). */
 template <class T, bool kPairs, class F> auto with_tile_items(bool wide, F &&f) {
@@ -437,9 +441,10 @@ template <class T, bool kPairs> bool one_pass(uint32_t bins, uint64_t n) {
                                            : kSinglePassMaxBins;
     const char *knob = getenv("PB_MULTISPLIT_ONE_PASS_MAX");
     if (knob && *knob) most = (uint32_t)strtoul(knob, nullptr, 10);
-    const size_t bytes = with_tile_items<T, kPairs>(wide_tiles<T, kPairs>(bins), [&](auto items) {
-        return TileSmem<T, kPairs, uint16_t, items.value>::bytes(bins);
-    });
+    const size_t bytes =
+        with_tile_items<T, kPairs>(wide_tiles<T, kPairs>(bins, n), [&](auto items) {
+            return TileSmem<T, kPairs, uint16_t, items.value>::bytes(bins);
+        });
     return bins <= most && bytes + 2048 <= (size_t)device_smem_optin();
 }
 
@@ -498,7 +503,7 @@ template <class T, class Digit, bool kPairs> Plan make_plan(const pb_multisplit_
     /* every pass's digits take the width (or the counter rows, or the tiles) of the most
      * digits */
     p.counter_rows = counter_rows_wanted<T, kPairs>(p.max_digits);
-    p.wide = p.counter_rows == 0 && wide_tiles<T, kPairs>(p.max_digits);
+    p.wide = p.counter_rows == 0 && wide_tiles<T, kPairs>(p.max_digits, a->n);
     /* the counter scatter's tile is the narrow one */
     static_assert(kCounterTile == kThreads * narrow_items<T, kPairs>() || sizeof(T) != 4);
     const uint64_t kTile = with_tile_items<T, kPairs>(

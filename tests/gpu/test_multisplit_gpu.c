@@ -85,6 +85,9 @@ static void large_inputs(void **state) {
     check((1 << 24) + 17, "u32", "binomial", "none", "range", 65536);
     check((1 << 24) + 17, "u32", "uniform", "u32", "range", 40);
     check((1 << 24) + 17, "f32", "uniform", "none", "range", 1024);
+    /* multisplit/auto's wide tiles: one pass of 300 digits (16-bit digits), and two of 256
+     * (65536 bins above) */
+    check((1 << 22) + 5, "u32", "uniform", "none", "range", 300);
 }
 
 int main(void) {
