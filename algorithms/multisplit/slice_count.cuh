@@ -7,11 +7,12 @@
  * finer grid. Each thread keeps four 16-byte loads in flight.
  *
  * Up to kPrivateCountMaxDigits digits each thread counts in its own column of 16-bit
- * counters (PrivateCounts): a key costs a load and a store on the thread's own bank, no
- * atomics. The shared atomics (with a thread's run of equal digits added once, DigitRun)
- * serve more digits. H200, 2^28 u32 keys, 40 bins: with the atomics 25.7 instructions a
- * key, 0.325 ms, DRAM 69% busy (results/h200/ncu-multisplit-count-40-session18.txt); with
- * the counters 0.296 ms (64 bins: 0.325 and 0.287). */
+ * counters (the kernel's kPrivate, while private_count_fits): a key costs a load and a
+ * store on the thread's own bank, no atomics. The shared atomics (with a thread's run of
+ * equal digits added once, DigitRun) serve more digits. H200, 2^28 u32 keys, 40 bins: with
+ * the atomics 25.7 instructions a key, 0.325 ms, DRAM 69% busy
+ * (results/h200/ncu-multisplit-count-40-session18.txt); with the counters 0.296 ms (64
+ * bins: 0.325 and 0.287). */
 #pragma once
 
 #include <string.h>

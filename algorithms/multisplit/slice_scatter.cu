@@ -82,7 +82,7 @@ constexpr uint64_t kCountMinKeys = 8192;
  * (session18-call7-*). PB_MULTISPLIT_TILES=narrow keeps 16 KB tiles, for A/B runs. */
 constexpr int kWideItems = 24;
 constexpr uint32_t kWideTileMinDigits = 129, kWideTileMaxDigits = 384;
-template <class T, bool kPairs> constexpr int narrow_items() { return 64 / (int)sizeof(T); }
+template <class T> constexpr int narrow_items() { return 64 / (int)sizeof(T); }
 template <class T, bool kPairs> bool wide_tiles(uint32_t max_digits, uint64_t n) {
     const char *knob = getenv("PB_MULTISPLIT_TILES");
     if (knob && strcmp(knob, "narrow") == 0) return false;
@@ -94,7 +94,7 @@ template <class T, bool kPairs, class F> auto with_tile_items(bool wide, F &&f) 
     if constexpr (sizeof(T) == 4 && !kPairs) {
         if (wide) return f(std::integral_constant<int, kWideItems>{});
     }
-    return f(std::integral_constant<int, narrow_items<T, kPairs>()>{});
+    return f(std::integral_constant<int, narrow_items<T>()>{});
 }
 /* The blocks an SM the scatter's registers are cut for: three for 4-byte keys (at most 85
  * registers), two for wide tiles and 8-byte keys. */
@@ -505,7 +505,7 @@ template <class T, class Digit, bool kPairs> Plan make_plan(const pb_multisplit_
     p.counter_rows = counter_rows_wanted<T, kPairs>(p.max_digits);
     p.wide = p.counter_rows == 0 && wide_tiles<T, kPairs>(p.max_digits, a->n);
     /* the counter scatter's tile is the narrow one */
-    static_assert(kCounterTile == kThreads * narrow_items<T, kPairs>() || sizeof(T) != 4);
+    static_assert(kCounterTile == kThreads * narrow_items<T>() || sizeof(T) != 4);
     const uint64_t kTile = with_tile_items<T, kPairs>(
         p.wide, [](auto items) { return (uint64_t)kThreads * items.value; });
     const uint64_t tiles = (a->n + kTile - 1) / kTile;
