@@ -20,9 +20,9 @@
  * (slice_fused.cuh): one launch a pass instead of four.
  *
  * Per-tile work grows with the digit count (warp counters, the scan), so more than
- * kSinglePassMaxBins bins (kPairsSinglePassMaxBins with values) take two such passes,
- * least significant digit first (LSD radix sort of the bin, stable), with digits of at
- * most 256; the bins' offsets then come from a search of the sorted output. */
+ * kSinglePassMaxBins bins (kPairsSinglePassMaxBins with values in narrow tiles) take two such
+ * passes, least significant digit first (LSD radix sort of the bin, stable), with digits of at most
+ * 256; the bins' offsets then come from a search of the sorted output. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -52,9 +52,10 @@ constexpr uint64_t kMidInputKeys = 1ull << 24;
 constexpr uint32_t kMidSinglePassMaxBins = 512;
 constexpr uint64_t kSmallInputKeys = 1ull << 21;
 constexpr uint32_t kSmallSinglePassMaxBins = 1024;
-/* With values a block's shared memory holds twice the bytes a key, two blocks an SM, and
- * the per-digit work weighs more: 2^28 key-value pairs, one pass against two, at 200 bins
- * 3.09 against 3.56 ms, at 361 4.53 against 3.57. */
+/* With values in narrow tiles a block's shared memory holds more bytes a key and the
+ * per-digit work weighs more: 2^28 key-value pairs, one pass against two, at 200 bins
+ * 3.09 against 3.56 ms, at 361 4.53 against 3.57 (session 16's staging). Pairs in wide
+ * tiles (wide_tiles) take one pass up to kWideTileMaxDigits bins. */
 constexpr uint32_t kPairsSinglePassMaxBins = 200;
 constexpr int kStages = 2;
 /* The fewest keys a count piece takes when a slice is cut in several (two rounds of a
@@ -62,44 +63,60 @@ constexpr int kStages = 2;
 constexpr uint64_t kCountMinKeys = 8192;
 
 /* Keys per thread of the lane-mask scatter: a tile of 16 KB of keys, with values too (two
- * blocks an SM then, as their ring and staging double the shared memory). Pairs' tiles of
- * 8 KB, three blocks an SM, were slower (2^28 u32 pairs: 361 bins 3.77 against 3.57 ms,
- * 4096 5.35 / 4.29, 65536 11.76 / 7.13).
+ * blocks an SM then, the values' ring beside the keys', sorted values staged in the key
+ * ring's slot of the tile).
  *
  * 4-byte keys alone with kWideTileMinDigits to kWideTileMaxDigits digits, more than
  * kSmallInputKeys of them, take wide tiles, 24 KB, two blocks an SM: the per-tile work
- * over the digits (each warp's counters, their scan) then weighs on fewer keys. (More
- * digits, one pass over small inputs, would fit one wide block an SM where two narrow ones
- * fit: not measured, left narrow.) H200, 2^28 u32 keys, time
- * against 16 KB tiles (configs/tests/multisplit-tile-shapes.json, results/h200/session18-call6-*):
- * 200 bins 14% less, 256 19%, 361 17%, 65536 (two passes of 256 digits) 19%; at 64 bins 1% more,
- * 128 1% less, 4096 and 12288 (passes of 64 and 128 digits) 1% more to even, 2^23 keys at
- * 200 bins 1% more; 90% of keys in one bin even. Tiles of 20 KB did a little less; of
- * 12 and 8 KB, with four and five blocks an SM, 2 to 43% more time
- * (session18-call5-*). The build with the rule: 200, 256, 361 and 65536 bins 15 to 19% less
- * time at 2^28, 361 bins 9% less at 2^23; at 2^20 keys (fused passes, two thirds of the
- * blocks) 13% more at 200 and 361 bins, so small inputs keep narrow tiles
- * (session18-call7-*). PB_MULTISPLIT_TILES=narrow keeps 16 KB tiles, for A/B runs. */
-constexpr int kWideItems = 24;
+ * over the digits (each warp's counters, their scan) then weighs on fewer keys, and each
+ * digit's run out of a tile is longer. (More digits, one pass over small inputs, would fit
+ * one wide block an SM where two narrow ones fit: not measured, left narrow.) H200, 2^28
+ * u32 keys, time against 16 KB tiles (configs/tests/multisplit-tile-shapes.json,
+ * results/h200/session18-call6-*): 200 bins 14% less, 256 19%, 361 17%, 65536 (two passes
+ * of 256 digits) 19%; at 64 bins 1% more, 128 1% less, 4096 and 12288 (passes of 64 and
+ * 128 digits) 1% more to even, 2^23 keys at 200 bins 1% more; 90% of keys in one bin even.
+ * Tiles of 20 KB did a little less; of 12 and 8 KB, with four and five blocks an SM, 2 to
+ * 43% more time (session18-call5-*); of 32 KB, one block an SM, 12 to 19% more at 200, 256
+ * and 65536 bins (session19-call3-*). The build with the rule: 200, 256, 361 and 65536 bins
+ * 15 to 19% less time at 2^28, 361 bins 9% less at 2^23; at 2^20 keys (fused passes, two
+ * thirds of the blocks) 13% more at 200 and 361 bins, so small inputs keep narrow tiles
+ * (session18-call7-*).
+ *
+ * With values, 4-byte keys with kPairsWideTileMinDigits to kWideTileMaxDigits digits over
+ * more than kSmallInputKeys keys take tiles of 32 KB of keys, one block an SM, and one
+ * pass up to kWideTileMaxDigits bins: fewer, longer runs out of each tile. H200, 2^28 u32
+ * pairs, time against 16 KB tiles, two blocks an SM (configs/tests/multisplit-pairs-tiles
+ * .json, session19-call3-*): 128 bins 16% less, 200 30%, 256 21% (one pass against two),
+ * 361 5%, 65536 32%, 2^23 pairs at 200 and 361 bins 12 and 20% less, 90% of keys in one
+ * bin 12% more at 200 bins but 32% less at 361; tiles of 24 KB (one block) did less.
+ * Where two narrow blocks replaced one (their values' staging moved into the key ring),
+ * 200 and 65536 bins took 12% more time than with one (session19-call2-*): at these digit
+ * counts more blocks, each with more and shorter runs, are slower.
+ * PB_MULTISPLIT_TILES=narrow keeps 16 KB tiles, for A/B runs. */
+constexpr int kWideItems = 24, kPairsWideItems = 32;
 constexpr uint32_t kWideTileMinDigits = 129, kWideTileMaxDigits = 384;
+constexpr uint32_t kPairsWideTileMinDigits = 65;
 template <class T> constexpr int narrow_items() { return 64 / (int)sizeof(T); }
 template <class T, bool kPairs> bool wide_tiles(uint32_t max_digits, uint64_t n) {
     const char *knob = getenv("PB_MULTISPLIT_TILES");
     if (knob && strcmp(knob, "narrow") == 0) return false;
-    return sizeof(T) == 4 && !kPairs && max_digits >= kWideTileMinDigits &&
-           max_digits <= kWideTileMaxDigits && n > kSmallInputKeys;
+    const uint32_t least = kPairs ? kPairsWideTileMinDigits : kWideTileMinDigits;
+    return sizeof(T) == 4 && max_digits >= least && max_digits <= kWideTileMaxDigits &&
+           n > kSmallInputKeys;
 }
 /* Calls f(std::integral_constant<int, keys a thread>). */
 template <class T, bool kPairs, class F> auto with_tile_items(bool wide, F &&f) {
-    if constexpr (sizeof(T) == 4 && !kPairs) {
-        if (wide) return f(std::integral_constant<int, kWideItems>{});
+    if constexpr (sizeof(T) == 4) {
+        if (wide)
+            return f(std::integral_constant < int, kPairs ? kPairsWideItems : kWideItems > {});
     }
     return f(std::integral_constant<int, narrow_items<T>()>{});
 }
-/* The blocks an SM the scatter's registers are cut for: three for 4-byte keys (at most 85
- * registers), two for wide tiles and 8-byte keys. */
-template <class T, int kItems> constexpr int scatter_min_blocks() {
-    return sizeof(T) == 4 && kItems != kWideItems ? 3 : 2;
+/* The blocks an SM the scatter's registers are cut for: three for 4-byte keys in narrow
+ * tiles (at most 85 registers), one for wide tiles with values, else two. */
+template <class T, bool kPairs, int kItems> constexpr int scatter_min_blocks() {
+    if (kItems == narrow_items<T>()) return sizeof(T) == 4 ? 3 : 2;
+    return kPairs ? 1 : 2;
 }
 
 /* The digit array's element: a byte while digits fit one (plus the sentinel `digits` of an
@@ -112,13 +129,14 @@ template <class F> auto with_digit_width(uint32_t digits, F &&f) {
     return f(uint16_t{});
 }
 
-/* Shared memory of the scatter kernel, carved from the dynamic allocation. */
+/* Shared memory of the scatter kernel, carved from the dynamic allocation. With values,
+ * the tile's values are staged sorted in its key ring slot, whose keys are in registers by
+ * then, so they take no array of their own beside their ring. */
 template <class T, bool kPairs, class DigitT, int kItems> struct TileSmem {
     static constexpr int kTile = kThreads * kItems;
     T *ring;               /* kStages x kTile: tiles on their way in */
     uint32_t *value_ring;  /* kStages x kTile, pairs only */
     T *keys;               /* kTile: the tile, sorted by digit */
-    uint32_t *values;      /* kTile, pairs only */
     uint32_t *warp_counts; /* kWarps x digits: ranks, then where each warp's run starts */
     uint32_t *tile_count;  /* digits: keys of the digit in this tile */
     uint32_t *delta;       /* digits: global position minus tile position */
@@ -127,7 +145,7 @@ template <class T, bool kPairs, class DigitT, int kItems> struct TileSmem {
     DigitT *digit;         /* kTile: digit of each sorted key */
 
     __host__ __device__ static size_t bytes(uint32_t digits) {
-        const size_t value_bytes = kPairs ? (size_t)(kStages + 1) * kTile * 4 : 0;
+        const size_t value_bytes = kPairs ? (size_t)kStages * kTile * 4 : 0;
         return (size_t)(kStages + 1) * kTile * sizeof(T) + value_bytes +
                (size_t)(kWarps + 3) * digits * 4 + (size_t)kWarps * (digits + 1) * 4 +
                (size_t)kTile * sizeof(DigitT);
@@ -138,8 +156,7 @@ template <class T, bool kPairs, class DigitT, int kItems> struct TileSmem {
         keys = ring + kStages * kTile;
         p += (size_t)(kStages + 1) * kTile * sizeof(T);
         value_ring = reinterpret_cast<uint32_t *>(p);
-        values = value_ring + kStages * kTile;
-        p += kPairs ? (size_t)(kStages + 1) * kTile * 4 : 0;
+        p += kPairs ? (size_t)kStages * kTile * 4 : 0;
         warp_counts = reinterpret_cast<uint32_t *>(p);
         tile_count = warp_counts + (size_t)kWarps * digits;
         delta = tile_count + digits;
@@ -153,7 +170,7 @@ template <class T, bool kPairs, class DigitT, int kItems> struct TileSmem {
  * barriers overlap the others' work. starts[d * pieces + s * split]: where slice s's keys of digit
  * d go. keys and values must be 16-byte aligned (cp.async). */
 template <class T, class Digit, bool kPairs, class DigitT, bool kFused, int kItems>
-__global__ void __launch_bounds__(kThreads, (scatter_min_blocks<T, kItems>()))
+__global__ void __launch_bounds__(kThreads, (scatter_min_blocks<T, kPairs, kItems>()))
     slice_scatter_kernel(const T *__restrict__ keys, const uint32_t *__restrict__ values,
                          uint64_t n, uint64_t span, Digit digit_of, uint32_t digits,
                          const uint32_t *__restrict__ starts, uint32_t pieces, uint32_t split,
@@ -281,7 +298,9 @@ __global__ void __launch_bounds__(kThreads, (scatter_min_blocks<T, kItems>()))
         __syncthreads();
         /* 3. The tile, sorted by digit, into shared memory; then this warp's counters back
          * to zero for the next tile (only this warp reads them here). */
+        /* values sorted into this tile's key ring slot, read by every warp before step 2 */
         const uint32_t *ring_values = sm.value_ring + slot * kTile;
+        uint32_t *sorted_values = reinterpret_cast<uint32_t *>(sm.ring + slot * kTile);
 #pragma unroll
         for (int j = 0; j < kItems; j++) {
             const uint32_t d = digit_rank[j] & 0xffffu;
@@ -289,22 +308,28 @@ __global__ void __launch_bounds__(kThreads, (scatter_min_blocks<T, kItems>()))
                 const uint32_t at = my_counts[d] + (digit_rank[j] >> 16);
                 sm.keys[at] = k[j];
                 sm.digit[at] = (DigitT)d;
-                if (kPairs) sm.values[at] = ring_values[warp * kWarpTile + j * 32 + lane];
+                if constexpr (kPairs)
+                    sorted_values[at] = ring_values[warp * kWarpTile + j * 32 + lane];
             }
         }
         __syncwarp();
         for (uint32_t i = lane; i < digits; i += 32) my_counts[i] = 0;
         /* The next tile has landed (this thread's part; the barrier makes it everyone's),
-         * and this tile's slot is free for the one after it. */
+         * and, keys alone, this tile's slot is free for the one after it. */
         pb::wait_async_all();
         __syncthreads();
-        fetch(t + kStages);
-        /* 4. Out in runs: consecutive threads, consecutive addresses inside a digit. */
+        if constexpr (!kPairs) fetch(t + kStages);
+            /* 4. Out in runs: consecutive threads, consecutive addresses inside a digit. */
 #pragma unroll 4
         for (uint32_t i = threadIdx.x; i < valid; i += kThreads) {
             const uint32_t dest = sm.delta[sm.digit[i]] + i;
             out_keys[dest] = sm.keys[i];
-            if (kPairs) out_values[dest] = sm.values[i];
+            if constexpr (kPairs) out_values[dest] = sorted_values[i];
+        }
+        /* with values the slot is free once they are out */
+        if constexpr (kPairs) {
+            __syncthreads();
+            fetch(t + kStages);
         }
     }
 }
@@ -435,16 +460,16 @@ template <class K> int resident_blocks(K kernel, int threads, size_t smem) {
  * to PB_MULTISPLIT_ONE_PASS_MAX for A/B runs, while one pass's shared memory fits a block
  * (with 2 KB to spare for the kernel's static part, the scan's). */
 template <class T, bool kPairs> bool one_pass(uint32_t bins, uint64_t n) {
-    uint32_t most = kPairs                 ? kPairsSinglePassMaxBins
+    const bool wide = wide_tiles<T, kPairs>(bins, n);
+    uint32_t most = kPairs && wide         ? kWideTileMaxDigits
+                    : kPairs               ? kPairsSinglePassMaxBins
                     : n <= kSmallInputKeys ? kSmallSinglePassMaxBins
                     : n <= kMidInputKeys   ? kMidSinglePassMaxBins
                                            : kSinglePassMaxBins;
     const char *knob = getenv("PB_MULTISPLIT_ONE_PASS_MAX");
     if (knob && *knob) most = (uint32_t)strtoul(knob, nullptr, 10);
-    const size_t bytes =
-        with_tile_items<T, kPairs>(wide_tiles<T, kPairs>(bins, n), [&](auto items) {
-            return TileSmem<T, kPairs, uint16_t, items.value>::bytes(bins);
-        });
+    const size_t bytes = with_tile_items<T, kPairs>(
+        wide, [&](auto items) { return TileSmem<T, kPairs, uint16_t, items.value>::bytes(bins); });
     return bins <= most && bytes + 2048 <= (size_t)device_smem_optin();
 }
 

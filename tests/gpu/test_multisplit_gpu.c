@@ -86,8 +86,12 @@ static void large_inputs(void **state) {
     check((1 << 24) + 17, "u32", "uniform", "u32", "range", 40);
     check((1 << 24) + 17, "f32", "uniform", "none", "range", 1024);
     /* multisplit/auto's wide tiles: one pass of 300 digits (16-bit digits), and two of 256
-     * (65536 bins above) */
+     * (65536 bins above); with values (32 keys a thread, one block an SM) one pass of 100
+     * digits over few distinct keys (stability), of 300, and two of 256 */
     check((1 << 22) + 5, "u32", "uniform", "none", "range", 300);
+    check((1 << 22) + 5, "u32", "few-unique", "u32", "range", 100);
+    check((1 << 22) + 5, "i32", "uniform", "u32", "range", 300);
+    check((1 << 22) + 5, "f32", "uniform", "u32", "range", 65536);
 }
 
 int main(void) {
