@@ -6,15 +6,16 @@
  *      digit-major, on a finer grid of its own (one read of the keys; per-thread counters
  *      up to 64 digits, shared atomics above);
  *   2. cub::DeviceScan over the digit-major counts: where slice s's keys of digit d start;
- *   3. slice_scatter_kernel walks its slice in tiles of 16 KB. cp.async brings the next
- *      tile into a two-slot ring while this one is worked on, so the reads never wait on
- *      the work. Each warp ranks its keys in input order with a lane mask a digit (which
- *      lanes share my digit) and warp-private counters; a scan over the warps and digits
- *      gives each key its place in the tile sorted by digit; the sorted tile goes through
- *      shared memory and out in runs, consecutive threads to consecutive addresses.
- *      Running per-digit offsets carry the order from tile to tile. Keys alone with at
- *      most kCounterMaxDigits digits take slice_counters.cuh's kernel instead, which ranks
- *      by per-thread counters and a raking scan, with fewer shared-memory steps a key.
+ *   3. slice_scatter_kernel walks its slice in tiles of 16 KB (or wider: wide_tiles).
+ *      cp.async brings the next tile into a two-slot ring while this one is worked on,
+ *      so the reads never wait on the work. Each warp ranks its keys in input order with
+ *      a lane mask a digit (which lanes share my digit) and warp-private counters; a scan
+ *      over the warps and digits gives each key its place in the tile sorted by digit;
+ *      the sorted tile goes through shared memory and out in runs, consecutive threads to
+ *      consecutive addresses. Running per-digit offsets carry the order from tile to tile.
+ *      Keys alone with at most kCounterMaxDigits digits take slice_counters.cuh's kernel
+ *      instead, which ranks by per-thread counters and a raking scan, with fewer
+ *      shared-memory steps a key.
  * Keys are read twice and written once: the 12-bytes-per-key bound. Small inputs (up to
  * kFusedMaxKeys) do steps 1 and 2 inside step 3's kernel, launched cooperatively
  * (slice_fused.cuh): one launch a pass instead of four.
