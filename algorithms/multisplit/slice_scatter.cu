@@ -21,9 +21,9 @@
  * (slice_fused.cuh): one launch a pass instead of four.
  *
  * Per-tile work grows with the digit count (warp counters, the scan), so more than
- * kSinglePassMaxBins bins (kPairsSinglePassMaxBins with values in narrow tiles) take two such
- * passes, least significant digit first (LSD radix sort of the bin, stable), with digits of at most
- * 256; the bins' offsets then come from a search of the sorted output. */
+ * kSinglePassMaxBins bins (kPairsSinglePassMaxBins with values in narrow tiles) take two
+ * such passes, least significant digit first (LSD radix sort of the bin, stable), with
+ * digits of at most 256; the bins' offsets then come from a search of the sorted output. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -55,8 +55,8 @@ constexpr uint64_t kSmallInputKeys = 1ull << 21;
 constexpr uint32_t kSmallSinglePassMaxBins = 1024;
 /* With values in narrow tiles a block's shared memory holds more bytes a key and the
  * per-digit work weighs more: 2^28 key-value pairs, one pass against two, at 200 bins
- * 3.09 against 3.56 ms, at 361 4.53 against 3.57 (session 16's staging). Pairs in wide
- * tiles (wide_tiles) take one pass up to kWideTileMaxDigits bins. */
+ * 3.09 against 3.56 ms, at 361 4.53 against 3.57 (with the values' own staging array of
+ * then). Pairs in wide tiles (wide_tiles) take one pass up to kWideTileMaxDigits bins. */
 constexpr uint32_t kPairsSinglePassMaxBins = 200;
 constexpr int kStages = 2;
 /* The fewest keys a count piece takes when a slice is cut in several (two rounds of a
@@ -65,7 +65,8 @@ constexpr uint64_t kCountMinKeys = 8192;
 
 /* Keys per thread of the lane-mask scatter: a tile of 16 KB of keys, with values too (two
  * blocks an SM then, the values' ring beside the keys', sorted values staged in the key
- * ring's slot of the tile).
+ * ring's slot of the tile). Pairs' tiles of 8 KB, three blocks an SM, were slower (2^28
+ * u32 pairs: 361 bins 3.77 against 3.57 ms, 4096 5.35 / 4.29, 65536 11.76 / 7.13).
  *
  * 4-byte keys alone with kWideTileMinDigits to kWideTileMaxDigits digits, more than
  * kSmallInputKeys of them, take wide tiles, 24 KB, two blocks an SM: the per-tile work
@@ -108,8 +109,8 @@ template <class T, bool kPairs> bool wide_tiles(uint32_t max_digits, uint64_t n)
 /* Calls f(std::integral_constant<int, keys a thread>). */
 template <class T, bool kPairs, class F> auto with_tile_items(bool wide, F &&f) {
     if constexpr (sizeof(T) == 4) {
-        if (wide)
-            return f(std::integral_constant < int, kPairs ? kPairsWideItems : kWideItems > {});
+        constexpr int kItems = kPairs ? kPairsWideItems : kWideItems;
+        if (wide) return f(std::integral_constant<int, kItems>{});
     }
     return f(std::integral_constant<int, narrow_items<T>()>{});
 }
@@ -297,9 +298,9 @@ __global__ void __launch_bounds__(kThreads, (scatter_min_blocks<T, kPairs, kItem
             start += c;
         }
         __syncthreads();
-        /* 3. The tile, sorted by digit, into shared memory; then this warp's counters back
-         * to zero for the next tile (only this warp reads them here). */
-        /* values sorted into this tile's key ring slot, read by every warp before step 2 */
+        /* 3. The tile, sorted by digit, into shared memory (values into this tile's key ring
+         * slot, whose keys every warp read in step 1); then this warp's counters back to zero
+         * for the next tile (only this warp reads them here). */
         const uint32_t *ring_values = sm.value_ring + slot * kTile;
         uint32_t *sorted_values = reinterpret_cast<uint32_t *>(sm.ring + slot * kTile);
 #pragma unroll
@@ -319,8 +320,10 @@ __global__ void __launch_bounds__(kThreads, (scatter_min_blocks<T, kPairs, kItem
          * and, keys alone, this tile's slot is free for the one after it. */
         pb::wait_async_all();
         __syncthreads();
-        if constexpr (!kPairs) fetch(t + kStages);
-            /* 4. Out in runs: consecutive threads, consecutive addresses inside a digit. */
+        if constexpr (!kPairs) {
+            fetch(t + kStages);
+        }
+        /* 4. Out in runs: consecutive threads, consecutive addresses inside a digit. */
 #pragma unroll 4
         for (uint32_t i = threadIdx.x; i < valid; i += kThreads) {
             const uint32_t dest = sm.delta[sm.digit[i]] + i;
