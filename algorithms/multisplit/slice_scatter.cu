@@ -91,6 +91,8 @@ constexpr uint64_t kCountMinKeys = 8192;
  * .json, session19-call3-*): 128 bins 16% less, 200 30%, 256 21% (one pass against two),
  * 361 5%, 65536 32%, 2^23 pairs at 200 and 361 bins 12 and 20% less, 90% of keys in one
  * bin 12% more at 200 bins but 32% less at 361; tiles of 24 KB (one block) did less.
+ * From 17 digits up (40 to 4096 bins) 32 KB pair tiles took 5 to 24% more time
+ * (session19-call9-*), hence kPairsWideTileMinDigits.
  * Where two narrow blocks replaced one (their values' staging moved into the key ring),
  * 200 and 65536 bins took 12% more time than with one (session19-call2-*): at these digit
  * counts more blocks, each with more and shorter runs, are slower.
