@@ -3,8 +3,7 @@
  * cut as split_kernel cuts it, from its samples merged stably. Every cut is monotone, no
  * tile holds more than a block's tile, and merging every tile's stretches as tile_kernel
  * does (merge_items, round by round, with empty stretches) and putting the tiles one after
- * another gives the stable merge. Also the pass shapes and sample strides for every k, and
- * the codes a radix-sorted tile sorts its keys by (merge_tile_radix.cuh). */
+ * another gives the stable merge. Also the pass shapes and sample strides for every k. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -20,7 +19,6 @@ extern "C" {
 }
 
 #include "merge_tile.cuh"
-#include "merge_tile_radix.cuh"
 #include "multiway_plan.cuh"
 
 using namespace pb::merge;
@@ -167,74 +165,11 @@ static void pass_shapes(void **state) {
     assert_false(plan_passes(4097, p));
 }
 
-/* Codes of keys sorted by value (ties: -0.0 and +0.0 in either order) from the lowest:
- * they keep the order, (for floats apart from the marked low bit) span the bits span_bits
- * says, and decode to the keys' own bits. */
-template <class K> static void check_codes(std::vector<K> keys) {
-    using Code = RadixCode<K>;
-    using O = ordered_t<K>;
-    const O lo = ordered_bits(keys.front()), hi = ordered_bits(keys.back());
-    const int bits = Code::span_bits(lo, hi);
-    assert_true(Code::kShift + bits <= Code::kWidth); /* what radix_wins lets through */
-    for (size_t i = 0; i < keys.size(); i++) {
-        const O c = Code::encode(keys[i], lo);
-        const K back = Code::decode(c, lo);
-        assert_memory_equal(&back, &keys[i], sizeof(K));
-        assert_true((c >> Code::kShift) >> (bits < Code::kWidth ? bits : 0) == 0 ||
-                    bits == Code::kWidth);
-        if (i > 0) {
-            const O prev = Code::encode(keys[i - 1], lo) >> Code::kShift;
-            assert_true(prev <= (c >> Code::kShift));
-            assert_true((prev == (c >> Code::kShift)) == !(keys[i - 1] < keys[i]));
-        }
-    }
-}
-
-static void radix_codes(void **state) {
-    (void)state;
-    check_codes<uint32_t>({5, 5, 6, 1000, 1u << 20});
-    check_codes<uint32_t>({0, 1, 0xffffffffu});
-    check_codes<int32_t>({-2147483647 - 1, -3, -3, 0, 7, 2147483647});
-    check_codes<uint64_t>({1ull << 40, (1ull << 40) + 3, ~0ull});
-    check_codes<float>({-1e-30f, -1e-35f, -0.0f, 0.0f, -0.0f, 1e-38f, 1e-30f});
-    check_codes<float>({2.0f, 2.5f, 3.0f, 3.0f, 3.5f});
-    check_codes<double>({-1e-300, -0.0, 0.0, 0.0, -0.0, 1e-300});
-    check_codes<double>({0.5, 0.75, 0.75, 1e300});
-    /* keys across zero from -1 to 1 span 31 bits: a float's codes then need all 32 */
-    assert_int_equal(RadixCode<float>::span_bits(ordered_bits(-1.0f), ordered_bits(1.0f)), 31);
-    assert_int_equal(RadixCode<uint32_t>::span_bits(10, 10), 0);
-    assert_int_equal(RadixCode<uint32_t>::span_bits(10, 11), 1);
-    assert_int_equal(RadixCode<uint32_t>::span_bits(0, 0xffffffffu), 32);
-    assert_int_equal(RadixCode<uint64_t>::span_bits(3, 3 + (1ull << 40)), 41);
-}
-
-/* The tile method: forced either way, and by cost, radix where its passes cost less than
- * the rounds; never where a float's codes would not fit the key width. */
-static void radix_choice(void **state) {
-    (void)state;
-    assert_true(radix_wins<uint32_t>(32, 2, kTileRadix));
-    assert_false(radix_wins<uint32_t>(1, 64, kTileMerge));
-    assert_false(radix_wins<float>(32, 64, kTileRadix)); /* 33 bits with the zero mark */
-    assert_true(radix_wins<float>(31, 64, kTileRadix));
-    for (int bits = 1; bits <= 32; bits++) {
-        for (int runs = 1; runs <= 64; runs++) {
-            int rounds = 0;
-            while ((1 << rounds) < runs) rounds++;
-            const int passes = (bits + kRadixBits - 1) / kRadixBits;
-            assert_true(radix_wins<uint32_t>(bits, runs, kTileByCost) ==
-                        (passes * PB_MERGE_RADIX_PASS_COST < rounds * PB_MERGE_ROUND_COST));
-        }
-    }
-    assert_false(radix_wins<uint32_t>(1, 1, kTileByCost)); /* one run: nothing to merge */
-}
-
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(random_groups_cut_into_stable_tiles),
         cmocka_unit_test(all_keys_equal),
         cmocka_unit_test(pass_shapes),
-        cmocka_unit_test(radix_codes),
-        cmocka_unit_test(radix_choice),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

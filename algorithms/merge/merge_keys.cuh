@@ -35,26 +35,6 @@ __host__ __device__ inline uint64_t ordered_bits(double x) {
     return (u >> 63) ? ~u : u | 0x8000000000000000ull;
 }
 
-/* ordered_bits' inverse (a zero comes back as +0.0). */
-template <class K> __host__ __device__ inline K from_ordered(ordered_t<K> o);
-template <> __host__ __device__ inline uint32_t from_ordered<uint32_t>(uint32_t o) { return o; }
-template <> __host__ __device__ inline uint64_t from_ordered<uint64_t>(uint64_t o) { return o; }
-template <> __host__ __device__ inline int32_t from_ordered<int32_t>(uint32_t o) {
-    return (int32_t)(o ^ 0x80000000u);
-}
-template <> __host__ __device__ inline float from_ordered<float>(uint32_t o) {
-    const uint32_t u = (o & 0x80000000u) ? o & 0x7fffffffu : ~o;
-    float x;
-    memcpy(&x, &u, 4);
-    return x;
-}
-template <> __host__ __device__ inline double from_ordered<double>(uint64_t o) {
-    const uint64_t u = (o >> 63) ? o & 0x7fffffffffffffffull : ~o;
-    double x;
-    memcpy(&x, &u, 8);
-    return x;
-}
-
 /* The key types the merge takes, for pb::with_dtype. */
 #define PB_MERGE_KEY_TYPES uint32_t, int32_t, float, uint64_t, double
 

@@ -248,15 +248,6 @@ struct Scratch {
 
 /* The levels of every multiway pass; false if one needs more than kMaxLevels (never below
  * 2^32 keys, but checked rather than assumed). */
-/* PB_MERGE_TILE=merge or radix forces the multiway tiles' method (tests run each; A/B
- * runs); unset or anything else: each tile takes the cheaper. */
-inline pb::merge::TileMethod forced_tile_method() {
-    const char *e = getenv("PB_MERGE_TILE");
-    if (e && strcmp(e, "merge") == 0) return pb::merge::kTileMerge;
-    if (e && strcmp(e, "radix") == 0) return pb::merge::kTileRadix;
-    return pb::merge::kTileByCost;
-}
-
 template <class K>
 bool shape_passes(const pb_merge_args *a, const pb::merge::multiway::Passes &ps,
                   pb_merge_multiway::Pass *out) {
@@ -265,7 +256,6 @@ bool shape_passes(const pb_merge_args *a, const pb::merge::multiway::Passes &ps,
         if (!pb_merge_multiway::shape_pass(a->n, runs, ps.group[i], Tile<K>::kSize, out[i]))
             return false;
         out[i].L = ps.stride[i];
-        out[i].tile = forced_tile_method();
     }
     return true;
 }

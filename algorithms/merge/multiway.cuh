@@ -25,7 +25,6 @@
 #include "async_copy.cuh"
 #include "merge_search.cuh"
 #include "merge_tile.cuh"
-#include "merge_tile_radix.cuh"
 #include "multiway_plan.cuh"
 
 namespace pb_merge_multiway {
@@ -39,11 +38,6 @@ constexpr int kSplitThreads = 256;
 constexpr unsigned kFull = 0xffffffffu;
 constexpr int kMaxLevels = 8;
 constexpr int kPiece = 256; /* keys a warp copies into a tile at a time */
-
-/* A tile block's shared memory: its merge's and the radix sort's counters. */
-template <class K> __host__ __device__ constexpr size_t tile_smem(bool pairs) {
-    return tile_smem_bytes<K>(pairs) + radix_counter_bytes<K>();
-}
 
 /* ---- kernels -------------------------------------------------------------------------- */
 
@@ -163,48 +157,19 @@ __global__ void __launch_bounds__(kSplitThreads)
     if (lane == 0) row_out[row] = run_off[r0] + sum;
 }
 
-/* The bits tile's codes span (RadixCode), if it is radix sorted (method), or -1 if it is
- * merged; lo its lowest ordered key. Warp 0 reads the S stretches' ends in shared memory. */
-template <class K>
-__device__ int tile_span(const K *sk, const uint16_t *seg_off, int S, TileMethod method,
-                         ordered_t<K> &lo) {
-    using O = ordered_t<K>;
-    const int lane = (int)threadIdx.x;
-    O low = (O) ~(O)0, high = 0;
-    for (int i = lane; i < S; i += 32) {
-        if (seg_off[i] < seg_off[i + 1]) {
-            low = min(low, ordered_bits(sk[seg_off[i]]));
-            high = max(high, ordered_bits(sk[seg_off[i + 1] - 1]));
-        }
-    }
-    for (int d = 16; d > 0; d >>= 1) {
-        low = min(low, (O)__shfl_xor_sync(kFull, low, d));
-        high = max(high, (O)__shfl_xor_sync(kFull, high, d));
-    }
-    lo = low;
-    if (high < low) return -1; /* no keys */
-    const int bits = RadixCode<K>::span_bits(low, high);
-    return bits == 0 || radix_wins<K>(bits, S, method) ? bits : -1;
-}
-
-/* Block t merges tile t: the stretches between its two rows of cuts, by pairwise merges or
- * a radix sort (merge_tile_radix.cuh), whichever costs less. */
+/* Block t merges tile t: the stretches between its two rows of cuts. */
 template <class K, bool kPairs>
 __global__ void __launch_bounds__(kTileThreads, tile_blocks<K>(kPairs))
     tile_kernel(const K *__restrict__ keys, const uint32_t *__restrict__ values, uint32_t runs,
                 uint32_t G, const uint32_t *__restrict__ tile_start, uint32_t groups,
                 const uint32_t *__restrict__ rows, const uint32_t *__restrict__ row_out,
-                TileMethod method, K *__restrict__ out_keys, uint32_t *__restrict__ out_values) {
+                K *__restrict__ out_keys, uint32_t *__restrict__ out_values) {
     using T = Tile<K>;
     constexpr int I = T::kItems;
-    static_assert(tile_blocks<K>(kPairs) * (tile_smem<K>(kPairs) + 1536) <= (228u << 10),
-                  "the radix counters cost no block an SM");
     extern __shared__ __align__(16) unsigned char dyn[];
     __shared__ uint16_t seg_off[kMaxGroup + 1];
     __shared__ uint16_t piece_off[kMaxGroup + 1];
     __shared__ uint32_t seg_src[kMaxGroup];
-    __shared__ ordered_t<K> span_lo;
-    __shared__ int span_bits;
     const uint32_t t = blockIdx.x, th = threadIdx.x;
     if (t >= tile_start[groups]) return;
     const uint32_t g = last_at_or_below(tile_start, groups, t); /* its group */
@@ -263,25 +228,10 @@ __global__ void __launch_bounds__(kTileThreads, tile_blocks<K>(kPairs))
     pb::commit_async();
     pb::wait_async_all();
     __syncthreads();
-    if (th < 32) {
-        ordered_t<K> lo;
-        const int bits = tile_span<K>(sk, seg_off, S, method, lo);
-        if (th == 0) span_lo = lo, span_bits = bits;
-    }
-    __syncthreads();
-    const int bits = span_bits;
-    const uint32_t out = row_out[row];
-    if constexpr (sizeof(K) == 4) {
-        if (bits > 0) {
-            radix_tile<K, kPairs>(buf, D, span_lo, bits, out_keys + out,
-                                  kPairs ? out_values + out : nullptr);
-            return;
-        }
-    }
-    /* one key value (bits 0): the tile is in order as it is */
-    const int in = bits == 0 ? 0 : merge_tile<K, kPairs>(buf, seg_off, S, D);
+    const int in = merge_tile<K, kPairs>(buf, seg_off, S, D);
     const K *mk = buf.keys(in);
     const uint32_t *mv = buf.values(in);
+    const uint32_t out = row_out[row];
 #pragma unroll
     for (int j = 0; j < I; j++) {
         const int o = (int)th + j * kTileThreads;
@@ -306,8 +256,7 @@ struct Level {
 };
 
 struct Pass {
-    uint32_t L;      /* lists a run */
-    TileMethod tile; /* how its tiles are merged */
+    uint32_t L; /* lists a run */
     int levels;
     uint32_t *run_off;
     Level lv[kMaxLevels];
@@ -361,6 +310,8 @@ template <class C> void carve_pass(C &c, Pass &p, size_t key_bytes) {
     }
 }
 
+template <class K> size_t tile_smem(bool pairs) { return tile_smem_bytes<K>(pairs); }
+
 /* Shared memory past 48 KB for the tile kernels (untimed, once). */
 template <class K> cudaError_t configure() {
     cudaError_t e = cudaFuncSetAttribute(
@@ -402,12 +353,10 @@ cudaError_t run_level(const Pass &p, int l, const K *keys, const uint32_t *value
         v.S, v.m, v.max_rows, v.rows, v.row_out);
     if (values)
         tile_kernel<K, true><<<v.max_tiles, kTileThreads, tile_smem<K>(true), stream>>>(
-            keys, values, v.runs, v.G, v.tile_start, v.groups, v.rows, v.row_out, p.tile, out,
-            out_values);
+            keys, values, v.runs, v.G, v.tile_start, v.groups, v.rows, v.row_out, out, out_values);
     else
         tile_kernel<K, false><<<v.max_tiles, kTileThreads, tile_smem<K>(false), stream>>>(
-            keys, nullptr, v.runs, v.G, v.tile_start, v.groups, v.rows, v.row_out, p.tile, out,
-            nullptr);
+            keys, nullptr, v.runs, v.G, v.tile_start, v.groups, v.rows, v.row_out, out, nullptr);
     return cudaGetLastError();
 }
 

@@ -1,10 +1,9 @@
 /* Every GPU merge backend against the CPU heap merge: k = 1 and 2, all lists empty but
  * one, lists of size 1, all keys equal (stability, with values), duplicates across lists,
  * k past the SM count times the sublists per list, floats with zeros of both signs, every
- * key type with and without values, and list sizes of every kind. Five times: merge/path
- * by pairwise rounds, by multiway passes with their tiles merged pairwise, radix sorted or
- * each by its cost (PB_MERGE_TILE), then by radix sort (PB_MERGE_MODE), which it picks by
- * size. */
+ * key type with and without values, and list sizes of every kind. Three times: merge/path
+ * by pairwise rounds, by multiway passes, then by radix sort (PB_MERGE_MODE), which it
+ * picks by size. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stdbool.h>
@@ -183,14 +182,11 @@ int main(void) {
         cmocka_unit_test(many_lists),        cmocka_unit_test(every_type_and_size_kind),
         cmocka_unit_test(signed_zeros),      cmocka_unit_test(seed_like),
     };
-    /* multiway tiles merged pairwise, radix sorted, and each by its cost */
-    const char *modes[][2] = {{"rounds", ""},         {"multiway", "merge"}, {"multiway", "radix"},
-                              {"multiway", "bycost"}, {"sort", ""}};
+    const char *modes[] = {"rounds", "multiway", "sort"};
     int failed = 0;
     for (size_t i = 0; i < COUNT(modes); i++) {
-        setenv("PB_MERGE_MODE", modes[i][0], 1);
-        setenv("PB_MERGE_TILE", modes[i][1], 1);
-        print_message("merge/path by %s %s\n", modes[i][0], modes[i][1]);
+        setenv("PB_MERGE_MODE", modes[i], 1);
+        print_message("merge/path by %s\n", modes[i]);
         failed += cmocka_run_group_tests(tests, NULL, NULL);
     }
     return failed;
