@@ -16,11 +16,12 @@
  *     left run, which is what keeps the merge stable (the left run holds the lower lists).
  *     Exact, so every tile is full but a pair's last. It leaves the tile a 16-byte
  *     descriptor; a merge block reads its own and the next one's, independent loads.
- *  3. merge_kernel: one block per tile loads the tile's two stretches striped (each
- *     thread's loads independent, so they overlap), merges them in shared memory (each
- *     thread finds its first output by merge path, then merges kItems serially), and
- *     writes the tile out striped. Blocks are independent and two fit on an SM, so one
- *     block's loads hide behind another's merging.
+ *  3. merge_kernel: one block per tile (256 threads, 3840 keys of 4 bytes or 2304 of 8)
+ *     loads the tile's two stretches striped (each thread's loads independent, so they
+ *     overlap), merges them in shared memory (each thread finds its first output by merge
+ *     path, then merges kItems serially), and writes the tile out striped. Blocks are
+ *     independent and several fit on an SM, so one block's loads hide behind another's
+ *     merging.
  *
  * Rounds ping-pong between scratch buffers, arranged so the last lands in the output. k = 1
  * is a copy. Beyond kMaxRoundLists lists (more than 12 rounds), and for 4-byte keys from
@@ -53,7 +54,15 @@ using pb::merge::merge_tile;
 using pb::merge::ordered_bits;
 using pb::merge::Tile;
 
-constexpr int kThreads = kTileThreads;    /* merge blocks */
+/* The rounds' merge blocks: 256 threads. H200, 512 against 256 for every tile (session 15,
+ * results/h200/merge-tile-s15-merge-path-ab-t256.csv): k = 2 (the rounds) 8% less time with
+ * values, 2.3% less for keys alone; the multiway passes' k = 16, 8.5% more, so those keep
+ * kTileThreads. */
+#ifndef PB_MERGE_ROUND_THREADS
+#define PB_MERGE_ROUND_THREADS 256
+#endif
+constexpr int kThreads = PB_MERGE_ROUND_THREADS;
+template <class K> using RoundTile = Tile<K, kThreads>;
 constexpr int kPlanThreads = 1024;        /* the one tiles_kernel block */
 constexpr uint32_t kMaxRoundLists = 4096; /* 12 rounds */
 constexpr uint64_t kMaxN = 0xffffffffull; /* positions are u32 */
@@ -84,14 +93,14 @@ __global__ void __launch_bounds__(kPlanThreads)
     uint32_t local = 0;
     for (uint32_t q = q0; q < q1; q++) {
         const Pair p = pair_of(offsets, k, r, q);
-        local += (p.b1 - p.a0 + Tile<K>::kSize - 1) / Tile<K>::kSize;
+        local += (p.b1 - p.a0 + RoundTile<K>::kSize - 1) / RoundTile<K>::kSize;
     }
     uint32_t at, total;
     Scan(scan).ExclusiveSum(local, at, total);
     for (uint32_t q = q0; q < q1; q++) {
         tile_start[q] = at;
         const Pair p = pair_of(offsets, k, r, q);
-        at += (p.b1 - p.a0 + Tile<K>::kSize - 1) / Tile<K>::kSize;
+        at += (p.b1 - p.a0 + RoundTile<K>::kSize - 1) / RoundTile<K>::kSize;
     }
     if (threadIdx.x == 0) tile_start[pairs] = total;
 }
@@ -124,8 +133,8 @@ __global__ void __launch_bounds__(256)
     const uint32_t first = one_pair_tiles ? 0 : tile_start[q];
     const Pair p = pair_of(offsets, k, r, q);
     const uint32_t na = p.a1 - p.a0, nb = p.b1 - p.a1;
-    const uint32_t d = (t - first) * Tile<K>::kSize;
-    const uint32_t D = min(na + nb - d, Tile<K>::kSize);
+    const uint32_t d = (t - first) * RoundTile<K>::kSize;
+    const uint32_t D = min(na + nb - d, RoundTile<K>::kSize);
     const uint32_t lo = merge_path_split(keys + p.a0, na, keys + p.a1, nb, d);
     desc[t] =
         make_uint4(p.a0 + lo, p.a1 + (d - lo), p.a0 + d, D | (d + D == na + nb ? kLastInPair : 0));
@@ -133,11 +142,11 @@ __global__ void __launch_bounds__(256)
 
 /* Block t merges tile t, as desc[t] says. */
 template <class K, bool kPairs>
-__global__ void __launch_bounds__(kThreads, pb::merge::tile_blocks<K>(kPairs))
+__global__ void __launch_bounds__(kThreads, (pb::merge::tile_blocks<K, kThreads>(kPairs)))
     merge_kernel(const K *__restrict__ keys, const uint32_t *__restrict__ values,
                  const uint4 *__restrict__ desc, K *__restrict__ out_keys,
                  uint32_t *__restrict__ out_values) {
-    using T = Tile<K>;
+    using T = RoundTile<K>;
     constexpr int I = T::kItems;
     extern __shared__ __align__(16) unsigned char dyn[];
     __shared__ uint16_t seg_off[3];
@@ -145,7 +154,7 @@ __global__ void __launch_bounds__(kThreads, pb::merge::tile_blocks<K>(kPairs))
     const uint32_t D = w.w & ~kLastInPair;
     if (D == 0) return;
     const uint32_t la = w.w & kLastInPair ? w.y - w.z : desc[blockIdx.x + 1].x - w.x;
-    const pb::merge::TileBuffers<K, kPairs> buf{dyn};
+    const pb::merge::TileBuffers<K, kPairs, kThreads> buf{dyn};
     K *sk = buf.keys(0);
     uint32_t *sv = buf.values(0);
     const int th = threadIdx.x;
@@ -373,8 +382,9 @@ cudaError_t make_plan(const pb_merge_args *a, bool pairs, Plan &p, bool configur
     }
     p.mode = kRounds;
     while ((1ull << p.rounds) < a->k) p.rounds++;
-    p.max_tiles = (uint32_t)((a->n + Tile<K>::kSize - 1) / Tile<K>::kSize + (a->k + 1) / 2);
-    p.merge_smem = pb_merge_multiway::tile_smem<K>(pairs);
+    p.max_tiles =
+        (uint32_t)((a->n + RoundTile<K>::kSize - 1) / RoundTile<K>::kSize + (a->k + 1) / 2);
+    p.merge_smem = pb::merge::tile_smem_bytes<K, kThreads>(pairs);
     if (!configure) return cudaSuccess;
     return cudaFuncSetAttribute(pairs ? merge_kernel<K, true> : merge_kernel<K, false>,
                                 cudaFuncAttributeMaxDynamicSharedMemorySize, (int)p.merge_smem);
@@ -392,7 +402,7 @@ cudaError_t run_rounds(const pb_merge_args *a, const Plan &p, const Scratch &s, 
         const uint32_t pairs_r = (uint32_t)((a->k + (1ull << r) - 1) >> r);
         /* a round of one pair (the last) needs no tile table */
         const uint32_t one =
-            pairs_r == 1 ? (uint32_t)((a->n + Tile<K>::kSize - 1) / Tile<K>::kSize) : 0;
+            pairs_r == 1 ? (uint32_t)((a->n + RoundTile<K>::kSize - 1) / RoundTile<K>::kSize) : 0;
         if (!one)
             tiles_kernel<K>
                 <<<1, kPlanThreads, 0, stream>>>(a->offsets, a->k, r, pairs_r, s.tile_start);

@@ -32,9 +32,9 @@ namespace pb::merge {
 #endif
 constexpr int kTileThreads = PB_MERGE_TILE_THREADS;
 
-template <class K> struct Tile {
+template <class K, int kThreads = kTileThreads> struct Tile {
     static constexpr int kItems = sizeof(K) == 4 ? PB_MERGE_TILE_ITEMS4 : PB_MERGE_TILE_ITEMS8;
-    static constexpr uint32_t kSize = (uint32_t)kTileThreads * kItems;
+    static constexpr uint32_t kSize = (uint32_t)kThreads * kItems;
     static_assert(kItems % 2 == 1 && kSize < 65536, "odd items; positions fit 16 bits");
 };
 
@@ -49,19 +49,22 @@ template <class K> __host__ __device__ constexpr bool keys_ping_pong(bool pairs)
 /* A tile's shared memory: its keys with one slot past the last (read by the merge, never
  * used, so that its reads need no bounds), twice when they ping-pong, then, with values,
  * two value buffers. */
-template <class K> __host__ __device__ constexpr size_t tile_key_bytes() {
-    return ((size_t)(Tile<K>::kSize + 1) * sizeof(K) + 15) / 16 * 16;
+template <class K, int kThreads = kTileThreads>
+__host__ __device__ constexpr size_t tile_key_bytes() {
+    return ((size_t)(Tile<K, kThreads>::kSize + 1) * sizeof(K) + 15) / 16 * 16;
 }
-template <class K> __host__ __device__ constexpr size_t tile_smem_bytes(bool pairs) {
-    return tile_key_bytes<K>() * (keys_ping_pong<K>(pairs) ? 2 : 1) +
-           (pairs ? 2 * (size_t)Tile<K>::kSize * sizeof(uint32_t) : 0);
+template <class K, int kThreads = kTileThreads>
+__host__ __device__ constexpr size_t tile_smem_bytes(bool pairs) {
+    return tile_key_bytes<K, kThreads>() * (keys_ping_pong<K>(pairs) ? 2 : 1) +
+           (pairs ? 2 * (size_t)Tile<K, kThreads>::kSize * sizeof(uint32_t) : 0);
 }
 
 /* Blocks an SM, for the tile kernels' register budget: as many as their shared memory
  * lets in (228 KB an SM on the H200, 1 KB of it reserved a block), at most 2048 threads. */
-template <class K> __host__ __device__ constexpr int tile_blocks(bool pairs) {
-    const int by_smem = (int)((228u << 10) / (tile_smem_bytes<K>(pairs) + 1024 + 512));
-    const int by_threads = 2048 / kTileThreads;
+template <class K, int kThreads = kTileThreads>
+__host__ __device__ constexpr int tile_blocks(bool pairs) {
+    const int by_smem = (int)((228u << 10) / (tile_smem_bytes<K, kThreads>(pairs) + 1024 + 512));
+    const int by_threads = 2048 / kThreads;
     return by_smem < by_threads ? (by_smem > 0 ? by_smem : 1) : by_threads;
 }
 
@@ -165,17 +168,17 @@ template <class K> struct EmitTo {
 
 /* A tile block's shared memory as tile_smem_bytes lays it out, every buffer an offset from
  * one base (so that the compiler keeps shared-memory addressing). */
-template <class K, bool kPairs> struct TileBuffers {
+template <class K, bool kPairs, int kThreads = kTileThreads> struct TileBuffers {
     unsigned char *base;
-    static constexpr size_t kKeyBytes = tile_key_bytes<K>();
+    static constexpr size_t kKeyBytes = tile_key_bytes<K, kThreads>();
     static constexpr size_t kValueBase = kKeyBytes * (keys_ping_pong<K>(kPairs) ? 2 : 1);
     /* Buffer `which` (0 or 1; the keys' one buffer when they do not ping-pong). */
     __host__ __device__ K *keys(int which) const {
         return reinterpret_cast<K *>(base + (keys_ping_pong<K>(kPairs) ? which * kKeyBytes : 0));
     }
     __host__ __device__ uint32_t *values(int which) const {
-        return reinterpret_cast<uint32_t *>(base + kValueBase +
-                                            which * (size_t)Tile<K>::kSize * sizeof(uint32_t));
+        return reinterpret_cast<uint32_t *>(
+            base + kValueBase + which * (size_t)Tile<K, kThreads>::kSize * sizeof(uint32_t));
     }
 };
 
@@ -183,9 +186,10 @@ template <class K, bool kPairs> struct TileBuffers {
 /* Merges the tile's S sorted segments (in list order, bounds seg_off, S + 1 entries), keys
  * in b.keys(0) and values in b.values(0). Returns which buffer (0 or 1) holds the merged
  * keys and values. Every thread of the block calls it. */
-template <class K, bool kPairs>
-__device__ int merge_tile(const TileBuffers<K, kPairs> &b, const uint16_t *seg_off, int S, int D) {
-    constexpr int I = Tile<K>::kItems;
+template <class K, bool kPairs, int kThreads>
+__device__ int merge_tile(const TileBuffers<K, kPairs, kThreads> &b, const uint16_t *seg_off, int S,
+                          int D) {
+    constexpr int I = Tile<K, kThreads>::kItems;
     const int o = threadIdx.x * I;
     int in = 0;
     for (int r = 1; (1 << (r - 1)) < S; r++, in ^= 1) {
