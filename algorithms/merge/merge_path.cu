@@ -54,10 +54,11 @@ using pb::merge::merge_tile;
 using pb::merge::ordered_bits;
 using pb::merge::Tile;
 
-/* The rounds' merge blocks: 256 threads. H200, 512 against 256 for every tile (session 15,
- * results/h200/merge-tile-s15-merge-path-ab-t256.csv): k = 2 (the rounds) 8% less time with
- * values, 2.3% less for keys alone; the multiway passes' k = 16, 8.5% more, so those keep
- * kTileThreads. */
+/* The rounds' merge blocks: 256 threads. H200, u32, against 512 in the same call
+ * (configs/tests/merge-rounds-ab.json, results/h200/session20-merge-rounds-ab*.csv): 0.5 to
+ * 7.8% less time wherever the rounds run (k = 2 at 2^20 to 2^27 keys, k = 16 below 2^25),
+ * keys alone and with values. The multiway passes keep kTileThreads: 256 for every tile
+ * took 8.5% more at k = 16, 2^27 keys (session 15, merge-tile-s15-merge-path-ab-t256.csv). */
 #ifndef PB_MERGE_ROUND_THREADS
 #define PB_MERGE_ROUND_THREADS 256
 #endif
