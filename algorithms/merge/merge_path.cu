@@ -47,7 +47,6 @@
 namespace pb_merge_path {
 namespace {
 
-using pb::merge::kTileThreads;
 using pb::merge::last_at_or_below;
 using pb::merge::merge_path_split;
 using pb::merge::merge_tile;
@@ -64,6 +63,10 @@ using pb::merge::Tile;
 #endif
 constexpr int kThreads = PB_MERGE_ROUND_THREADS;
 template <class K> using RoundTile = Tile<K, kThreads>;
+/* The rounds' tiles over `keys` keys (in 64 bits: a pair may hold nearly 2^32). */
+template <class K> __host__ __device__ inline uint32_t round_tiles(uint64_t keys) {
+    return pb::merge::multiway::ceil_div(keys, RoundTile<K>::kSize);
+}
 constexpr int kPlanThreads = 1024;        /* the one tiles_kernel block */
 constexpr uint32_t kMaxRoundLists = 4096; /* 12 rounds */
 constexpr uint64_t kMaxN = 0xffffffffull; /* positions are u32 */
@@ -94,14 +97,14 @@ __global__ void __launch_bounds__(kPlanThreads)
     uint32_t local = 0;
     for (uint32_t q = q0; q < q1; q++) {
         const Pair p = pair_of(offsets, k, r, q);
-        local += (p.b1 - p.a0 + RoundTile<K>::kSize - 1) / RoundTile<K>::kSize;
+        local += round_tiles<K>(p.b1 - p.a0);
     }
     uint32_t at, total;
     Scan(scan).ExclusiveSum(local, at, total);
     for (uint32_t q = q0; q < q1; q++) {
         tile_start[q] = at;
         const Pair p = pair_of(offsets, k, r, q);
-        at += (p.b1 - p.a0 + RoundTile<K>::kSize - 1) / RoundTile<K>::kSize;
+        at += round_tiles<K>(p.b1 - p.a0);
     }
     if (threadIdx.x == 0) tile_start[pairs] = total;
 }
@@ -383,8 +386,7 @@ cudaError_t make_plan(const pb_merge_args *a, bool pairs, Plan &p, bool configur
     }
     p.mode = kRounds;
     while ((1ull << p.rounds) < a->k) p.rounds++;
-    p.max_tiles =
-        (uint32_t)((a->n + RoundTile<K>::kSize - 1) / RoundTile<K>::kSize + (a->k + 1) / 2);
+    p.max_tiles = round_tiles<K>(a->n) + (uint32_t)((a->k + 1) / 2);
     p.merge_smem = pb::merge::tile_smem_bytes<K, kThreads>(pairs);
     if (!configure) return cudaSuccess;
     return cudaFuncSetAttribute(pairs ? merge_kernel<K, true> : merge_kernel<K, false>,
@@ -402,8 +404,7 @@ cudaError_t run_rounds(const pb_merge_args *a, const Plan &p, const Scratch &s, 
         uint32_t *vdst = !pairs ? nullptr : last ? a->out_values : s.values[(r - 1) & 1];
         const uint32_t pairs_r = (uint32_t)((a->k + (1ull << r) - 1) >> r);
         /* a round of one pair (the last) needs no tile table */
-        const uint32_t one =
-            pairs_r == 1 ? (uint32_t)((a->n + RoundTile<K>::kSize - 1) / RoundTile<K>::kSize) : 0;
+        const uint32_t one = pairs_r == 1 ? round_tiles<K>(a->n) : 0;
         if (!one)
             tiles_kernel<K>
                 <<<1, kPlanThreads, 0, stream>>>(a->offsets, a->k, r, pairs_r, s.tile_start);
