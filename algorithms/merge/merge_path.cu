@@ -433,8 +433,15 @@ cudaError_t run_multiway(const pb_merge_args *a, const Plan &p, const Scratch &s
         const bool last = i + 1 == p.passes.count;
         K *dst = last ? static_cast<K *>(a->out_keys) : static_cast<K *>(s.keys[i]);
         uint32_t *vdst = !pairs ? nullptr : last ? a->out_values : s.values[i];
-        const cudaError_t e = pb_merge_multiway::run_level<K>(
-            s.pass[i], 0, src, vsrc, s.pass[i].run_off, a->offsets, a->k, dst, vdst, stream);
+        /* the next pass planned first, so that this one's tiles write its samples */
+        const pb_merge_multiway::Pass *next = last ? nullptr : &s.pass[i + 1];
+        cudaError_t e =
+            last ? cudaSuccess
+                 : pb_merge_multiway::plan_level(*next, 0, next->run_off, a->offsets, a->k, stream);
+        if (e == cudaSuccess)
+            e = pb_merge_multiway::run_level<K>(s.pass[i], 0, src, vsrc, s.pass[i].run_off,
+                                                a->offsets, a->k, dst, vdst, i > 0,
+                                                pb_merge_multiway::sink_for<K>(next), stream);
         if (e != cudaSuccess) return e;
         src = dst;
         vsrc = vdst;

@@ -5,7 +5,9 @@
  *     offsets), each run's sample offsets and each group's tiles, as prefix sums.
  *  2. gather_kernel: every S-th key of every run, tagged with its position, is the input
  *     of the level below, which merges each group's samples the same way (recursively,
- *     until a group fits one tile).
+ *     until a group fits one tile). The next pass's top-level samples are instead written
+ *     by this pass's top-level tile_kernel as it writes their keys (a SampleSink), which
+ *     saves that pass a read of a sector of every sample.
  *  3. split_kernel: a warp per cut; a lane a run (two for groups over 32) finds where the
  *     cut's splitter falls in its run, through the run's samples then at most S - 1 keys,
  *     and the warp sums where the tile's output starts.
@@ -157,13 +159,24 @@ __global__ void __launch_bounds__(kSplitThreads)
     if (lane == 0) row_out[row] = run_off[r0] + sum;
 }
 
+/* The next pass's top-level samples, taken from this pass's output as it is written: that
+ * pass's run g is this pass's group g, and its samples are every 2^shift-th key of a run,
+ * tagged with the key's position (as gather_kernel would write them). keys null: none. */
+template <class K> struct SampleSink {
+    const uint32_t *run_off, *smp_off; /* the next pass's run bounds and sample offsets */
+    K *keys;
+    uint32_t *tags;
+    uint32_t shift;
+};
+
 /* Block t merges tile t: the stretches between its two rows of cuts. */
 template <class K, bool kPairs>
 __global__ void __launch_bounds__(kTileThreads, tile_blocks<K>(kPairs))
     tile_kernel(const K *__restrict__ keys, const uint32_t *__restrict__ values, uint32_t runs,
                 uint32_t G, const uint32_t *__restrict__ tile_start, uint32_t groups,
                 const uint32_t *__restrict__ rows, const uint32_t *__restrict__ row_out,
-                K *__restrict__ out_keys, uint32_t *__restrict__ out_values) {
+                K *__restrict__ out_keys, uint32_t *__restrict__ out_values,
+                const SampleSink<K> sink) {
     using T = Tile<K>;
     constexpr int I = T::kItems;
     extern __shared__ __align__(16) unsigned char dyn[];
@@ -238,6 +251,18 @@ __global__ void __launch_bounds__(kTileThreads, tile_blocks<K>(kPairs))
         if (o < D) {
             out_keys[out + o] = mk[o];
             if (kPairs) out_values[out + o] = mv[o];
+        }
+    }
+    if (sink.keys) { /* the tile's group is the next pass's run g: its samples in the tile */
+        const uint32_t rs = sink.run_off[g], first = sink.smp_off[g];
+        const uint32_t mask = (1u << sink.shift) - 1;
+        /* the tile's first sample, then every 2^shift-th key: a thread a sample */
+        const uint32_t o0 = ((out - rs + mask) & ~mask) - (out - rs);
+        for (uint32_t o = o0 + (th << sink.shift); o < (uint32_t)D;
+             o += kTileThreads << sink.shift) {
+            const uint32_t at = out + o, s = first + ((at - rs) >> sink.shift);
+            sink.keys[s] = mk[o];
+            sink.tags[s] = at;
         }
     }
 }
@@ -322,27 +347,48 @@ template <class K> cudaError_t configure() {
     return e;
 }
 
-/* Level l of pass p: keys (and values) in, runs bounded by run_off (at the top level
- * written from list_off), groups merged into out. */
-template <class K>
-cudaError_t run_level(const Pass &p, int l, const K *keys, const uint32_t *values,
-                      uint32_t *run_off, const uint64_t *list_off, uint32_t k, K *out,
-                      uint32_t *out_values, cudaStream_t stream) {
+/* Level l's plan_kernel (run bounds at the top level, sample offsets, tiles). */
+inline cudaError_t plan_level(const Pass &p, int l, uint32_t *run_off, const uint64_t *list_off,
+                              uint32_t k, cudaStream_t stream) {
     const Level &v = p.lv[l];
     plan_kernel<<<1, kPlanThreads, 0, stream>>>(list_off, k, p.L, run_off, v.runs, v.G, v.S, v.m,
                                                 v.base, v.smp_off, v.tile_start);
-    cudaError_t e = cudaGetLastError();
+    return cudaGetLastError();
+}
+
+/* Where pass p's top-level tile kernel writes pass `next`'s top-level samples (none without
+ * a next pass, or when its groups need none). */
+template <class K> SampleSink<K> sink_for(const Pass *next) {
+    if (!next || next->lv[0].base) return SampleSink<K>{};
+    const Level &v = next->lv[0];
+    uint32_t shift = 0;
+    while ((1u << shift) < v.S) shift++; /* S is a power of two */
+    return SampleSink<K>{next->run_off, v.smp_off, static_cast<K *>(v.smp_keys), v.smp_tags, shift};
+}
+
+/* Level l of pass p: keys (and values) in, runs bounded by run_off (at the top level
+ * written from list_off), groups merged into out. ahead: the level was planned, and its
+ * samples written, by the previous pass (plan_level, and that pass's sink). */
+template <class K>
+cudaError_t run_level(const Pass &p, int l, const K *keys, const uint32_t *values,
+                      uint32_t *run_off, const uint64_t *list_off, uint32_t k, K *out,
+                      uint32_t *out_values, bool ahead, const SampleSink<K> &sink,
+                      cudaStream_t stream) {
+    const Level &v = p.lv[l];
+    cudaError_t e = ahead ? cudaSuccess : plan_level(p, l, run_off, list_off, k, stream);
     if (e != cudaSuccess) return e;
     if (!v.base) {
         K *smp = static_cast<K *>(v.smp_keys);
         const uint64_t below = p.lv[l + 1].n;
         const unsigned grid = (unsigned)((below + 255) / 256 < 65536 ? (below + 255) / 256 : 65536);
-        gather_kernel<K>
-            <<<grid, 256, 0, stream>>>(keys, run_off, v.smp_off, v.runs, v.S, smp, v.smp_tags);
+        if (!ahead)
+            gather_kernel<K>
+                <<<grid, 256, 0, stream>>>(keys, run_off, v.smp_off, v.runs, v.S, smp, v.smp_tags);
         e = cudaGetLastError();
         if (e == cudaSuccess)
             e = run_level<K>(p, l + 1, smp, v.smp_tags, v.smp_off, nullptr, 0,
-                             static_cast<K *>(v.merged_keys), v.merged_tags, stream);
+                             static_cast<K *>(v.merged_keys), v.merged_tags, false, SampleSink<K>{},
+                             stream);
         if (e != cudaSuccess) return e;
     }
     const unsigned split_grid =
@@ -353,10 +399,12 @@ cudaError_t run_level(const Pass &p, int l, const K *keys, const uint32_t *value
         v.S, v.m, v.max_rows, v.rows, v.row_out);
     if (values)
         tile_kernel<K, true><<<v.max_tiles, kTileThreads, tile_smem<K>(true), stream>>>(
-            keys, values, v.runs, v.G, v.tile_start, v.groups, v.rows, v.row_out, out, out_values);
+            keys, values, v.runs, v.G, v.tile_start, v.groups, v.rows, v.row_out, out, out_values,
+            sink);
     else
         tile_kernel<K, false><<<v.max_tiles, kTileThreads, tile_smem<K>(false), stream>>>(
-            keys, nullptr, v.runs, v.G, v.tile_start, v.groups, v.rows, v.row_out, out, nullptr);
+            keys, nullptr, v.runs, v.G, v.tile_start, v.groups, v.rows, v.row_out, out, nullptr,
+            sink);
     return cudaGetLastError();
 }
 
