@@ -15,6 +15,12 @@ namespace pb::merge::multiway {
 
 constexpr uint32_t kMaxGroup = 64; /* runs merged by one tile: two a lane in the split */
 constexpr int kMaxPasses = 2;      /* so k <= 64^2 */
+/* The most lists merged in one pass; more take two (a macro for A/B builds). */
+#ifndef PB_MERGE_ONE_PASS_MOST
+#define PB_MERGE_ONE_PASS_MOST 64
+#endif
+constexpr uint32_t kOnePassMost = PB_MERGE_ONE_PASS_MOST;
+static_assert(kOnePassMost >= 2 && kOnePassMost <= kMaxGroup, "one pass merges 2 to 64 lists");
 
 /* The passes for k lists: pass p merges groups of group[p] runs of stride[p] lists. */
 struct Passes {
@@ -30,7 +36,7 @@ __host__ __device__ inline uint32_t ceil_div(uint64_t a, uint64_t b) {
 /* false when k needs more passes than kMaxPasses. Two passes split k evenly (32 x 32 for
  * 1024), since a tile's work grows with log2 of its group. */
 __host__ __device__ inline bool plan_passes(uint32_t k, Passes &p) {
-    if (k <= kMaxGroup) {
+    if (k <= kOnePassMost) {
         p.count = 1;
         p.group[0] = k;
         p.stride[0] = 1;
