@@ -307,10 +307,17 @@ Scratch carve(const pb_merge_args *a, const Plan &p, bool pairs, void *base, siz
     return s;
 }
 
-/* From how many keys the multiway passes beat the pairwise rounds (k >= 3; H200, u32,
- * k = 3 to 4096: 0.71 to 1.12x the rounds' speed at 2^24 keys, 1.02 to 1.24x at 2^26; at
- * k = 2 the rounds' one pass wins at every size). */
-constexpr uint64_t kMultiwayMinKeys = 1ull << 25;
+/* From how many keys the multiway passes beat the pairwise rounds (k >= 3). H200, keys
+ * alone, sizes uniform, each method forced (configs/tests/merge-crossover*.json,
+ * results/h200/session21-merge-crossover*.csv): at k = 3 and 4 (two rounds) the rounds win
+ * up to 2^25 u32 keys (the passes 0.96x their time at 2^26) and 2^23 u64 keys (0.93x at
+ * 2^24); from k = 5 (three rounds or more) the passes win from 2^23 u32 keys (0.86 to 1.00x
+ * at k = 8 to 256, 0.77 to 0.92x at 2^24 to 2^26) and 2^22 u64 keys (0.72 to 0.86x). */
+inline uint64_t multiway_min_keys(uint32_t k, size_t key_bytes) {
+    const bool wide = key_bytes == 8;
+    if (k <= 4) return wide ? 1ull << 24 : 1ull << 26;
+    return wide ? 1ull << 22 : 1ull << 23;
+}
 
 /* Where a CUB radix sort of 4-byte keys beats the merge (H200, u32, merge/path
  * against merge/cub-sort in results/h200/kway_merge.csv with session 15's 9% on top: at
@@ -330,8 +337,9 @@ inline Method forced_method() {
     if (e && strcmp(e, "sort") == 0) return kBySort;
     return kBySize;
 }
-inline bool use_multiway(const pb_merge_args *a, Method m) {
-    return m == kByMultiway || (m == kBySize && a->k >= 3 && a->n >= kMultiwayMinKeys);
+inline bool use_multiway(const pb_merge_args *a, size_t key_bytes, Method m) {
+    return m == kByMultiway ||
+           (m == kBySize && a->k >= 3 && a->n >= multiway_min_keys(a->k, key_bytes));
 }
 /* The item count's type for the kSortKeys sorts, which CUB's tuning follows: H200, 2^27
  * keys, k = 1024 and 4096 (configs/tests/merge-sort-items.json): keys alone 3.13 ms for u32
@@ -379,7 +387,7 @@ cudaError_t make_plan(const pb_merge_args *a, bool pairs, Plan &p, bool configur
             (uint32_t *)nullptr, (uint32_t)a->n, 0, (int)sizeof(O) * 8);
     }
     pb_merge_multiway::Pass shapes[pb::merge::multiway::kMaxPasses];
-    if (use_multiway(a, method) && pb::merge::multiway::plan_passes(a->k, p.passes) &&
+    if (use_multiway(a, sizeof(K), method) && pb::merge::multiway::plan_passes(a->k, p.passes) &&
         shape_passes<K>(a, p.passes, shapes)) {
         p.mode = kMultiway;
         return configure ? pb_merge_multiway::configure<K>() : cudaSuccess;

@@ -15,9 +15,13 @@ namespace pb::merge::multiway {
 
 constexpr uint32_t kMaxGroup = 64; /* runs merged by one tile: two a lane in the split */
 constexpr int kMaxPasses = 2;      /* so k <= 64^2 */
-/* The most lists merged in one pass; more take two (a macro for A/B builds). */
+/* The most lists merged in one pass; more take two (a macro for A/B builds). H200, multiway
+ * passes forced, against one pass up to 64 (configs/tests/merge-passes-ab.json,
+ * results/h200/session21-merge-passes-ab*.csv): two passes from 33 lists take 7 to 20% less
+ * time at k = 48 and 64 (u32 and u64, 2^24 and 2^27 keys), two from 17 are 6 to 24% slower
+ * at k = 24 and 32. */
 #ifndef PB_MERGE_ONE_PASS_MOST
-#define PB_MERGE_ONE_PASS_MOST 64
+#define PB_MERGE_ONE_PASS_MOST 32
 #endif
 constexpr uint32_t kOnePassMost = PB_MERGE_ONE_PASS_MOST;
 static_assert(kOnePassMost >= 2 && kOnePassMost <= kMaxGroup, "one pass merges 2 to 64 lists");
