@@ -139,6 +139,27 @@ static void all_keys_equal(void **state) {
     check_group(std::vector<uint32_t>(64, 3000), 1, 4608);
 }
 
+/* The cut search against std::lower_bound (a run after the splitter's) and upper_bound
+ * (before it), on every sub-range of sorted arrays with runs of equal keys, for every key. */
+static void first_not_below_is_a_bound(void **state) {
+    (void)state;
+    srand(11);
+    for (uint32_t n = 0; n <= 70; n++) {
+        std::vector<double> a(n);
+        for (auto &x : a) x = (double)(rand() % 9);
+        std::sort(a.begin(), a.end());
+        for (uint32_t lo = 0; lo <= n; lo++)
+            for (uint32_t hi = lo; hi <= n; hi += 1 + hi / 8)
+                for (int v = -1; v <= 9; v++) {
+                    const double *b = a.data() + lo, *e = a.data() + hi;
+                    assert_int_equal(first_not_below(a.data(), lo, hi, (double)v, false),
+                                     lo + (std::lower_bound(b, e, (double)v) - b));
+                    assert_int_equal(first_not_below(a.data(), lo, hi, (double)v, true),
+                                     lo + (std::upper_bound(b, e, (double)v) - b));
+                }
+    }
+}
+
 static void pass_shapes(void **state) {
     (void)state;
     for (uint32_t k = 2; k <= 4096; k++) {
@@ -169,6 +190,7 @@ int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(random_groups_cut_into_stable_tiles),
         cmocka_unit_test(all_keys_equal),
+        cmocka_unit_test(first_not_below_is_a_bound),
         cmocka_unit_test(pass_shapes),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
