@@ -75,40 +75,18 @@ __host__ __device__ inline uint64_t next_group_bound(uint64_t bound, uint32_t S,
 
 /* The first index in [lo, hi) whose key is not below splitter v. A run before the
  * splitter's (le) has its keys equal to v below it (ties go to the lower run), a run after
- * it has only smaller keys below. A 4-ary search: three independent probes a step, so that
- * the split kernel's lanes wait on half as many dependent loads (PB_MERGE_BINARY_CUTS: the
- * binary search, for A/B builds). */
+ * it has only smaller keys below. */
 template <class K>
 __host__ __device__ inline uint32_t first_not_below(const K *a, uint32_t lo, uint32_t hi, K v,
                                                     bool le) {
-    auto below = [&](uint32_t i) { return le ? !(v < a[i]) : a[i] < v; };
-#ifdef PB_MERGE_BINARY_CUTS
     while (lo < hi) {
         const uint32_t mid = lo + ((hi - lo) >> 1);
-        if (below(mid))
+        const bool below = le ? !(v < a[mid]) : a[mid] < v;
+        if (below)
             lo = mid + 1;
         else
             hi = mid;
     }
-#else
-    while (lo < hi) { /* probes q1 <= q2 <= q3 in [lo, hi); below is true on a prefix */
-        const uint32_t len = hi - lo;
-        const uint32_t q1 = lo + (len >> 2), q2 = lo + (len >> 1);
-        const uint32_t q3 = lo + (uint32_t)((3 * (uint64_t)len) >> 2);
-        const bool b1 = below(q1), b2 = below(q2), b3 = below(q3);
-        if (b3) {
-            lo = q3 + 1;
-        } else if (b2) {
-            lo = q2 + 1;
-            hi = q3;
-        } else if (b1) {
-            lo = q1 + 1;
-            hi = q2;
-        } else {
-            hi = q1;
-        }
-    }
-#endif
     return lo;
 }
 
