@@ -312,7 +312,9 @@ Scratch carve(const pb_merge_args *a, const Plan &p, bool pairs, void *base, siz
  * results/h200/session21-merge-crossover*.csv): at k = 3 and 4 (two rounds) the rounds win
  * up to 2^25 u32 keys (the passes 0.96x their time at 2^26) and 2^23 u64 keys (0.93x at
  * 2^24); from k = 5 (three rounds or more) the passes win from 2^23 u32 keys (0.86 to 1.00x
- * at k = 8 to 256, 0.77 to 0.92x at 2^24 to 2^26) and 2^22 u64 keys (0.72 to 0.86x). */
+ * at k = 8 to 256, 0.83 to 0.92x at 2^24 to 2^26) and 2^22 u64 keys (0.71 to 0.89x). The
+ * choice against the one before (2^25 keys for all): merge-rule-ab.json, 4 to 39% less
+ * time where it changed. */
 inline uint64_t multiway_min_keys(uint32_t k, size_t key_bytes) {
     const bool wide = key_bytes == 8;
     if (k <= 4) return wide ? 1ull << 24 : 1ull << 26;
