@@ -335,15 +335,14 @@ template <class C> void carve_pass(C &c, Pass &p, size_t key_bytes) {
     }
 }
 
-template <class K> size_t tile_smem(bool pairs) { return tile_smem_bytes<K>(pairs); }
-
 /* Shared memory past 48 KB for the tile kernels (untimed, once). */
 template <class K> cudaError_t configure() {
-    cudaError_t e = cudaFuncSetAttribute(
-        tile_kernel<K, true>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)tile_smem<K>(true));
+    cudaError_t e =
+        cudaFuncSetAttribute(tile_kernel<K, true>, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                             (int)tile_smem_bytes<K>(true));
     if (e == cudaSuccess)
         e = cudaFuncSetAttribute(tile_kernel<K, false>, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                 (int)tile_smem<K>(false));
+                                 (int)tile_smem_bytes<K>(false));
     return e;
 }
 
@@ -361,8 +360,7 @@ inline cudaError_t plan_level(const Pass &p, int l, uint32_t *run_off, const uin
 template <class K> SampleSink<K> sink_for(const Pass *next) {
     if (!next || next->lv[0].base) return SampleSink<K>{};
     const Level &v = next->lv[0];
-    uint32_t shift = 0;
-    while ((1u << shift) < v.S) shift++; /* S is a power of two */
+    const uint32_t shift = (uint32_t)__builtin_ctz(v.S); /* S is a power of two */
     return SampleSink<K>{next->run_off, v.smp_off, static_cast<K *>(v.smp_keys), v.smp_tags, shift};
 }
 
@@ -379,12 +377,14 @@ cudaError_t run_level(const Pass &p, int l, const K *keys, const uint32_t *value
     if (e != cudaSuccess) return e;
     if (!v.base) {
         K *smp = static_cast<K *>(v.smp_keys);
-        const uint64_t below = p.lv[l + 1].n;
-        const unsigned grid = (unsigned)((below + 255) / 256 < 65536 ? (below + 255) / 256 : 65536);
-        if (!ahead)
+        if (!ahead) { /* else the previous pass's tiles wrote them */
+            const uint64_t below = p.lv[l + 1].n;
+            const unsigned grid =
+                (unsigned)((below + 255) / 256 < 65536 ? (below + 255) / 256 : 65536);
             gather_kernel<K>
                 <<<grid, 256, 0, stream>>>(keys, run_off, v.smp_off, v.runs, v.S, smp, v.smp_tags);
-        e = cudaGetLastError();
+            e = cudaGetLastError();
+        }
         if (e == cudaSuccess)
             e = run_level<K>(p, l + 1, smp, v.smp_tags, v.smp_off, nullptr, 0,
                              static_cast<K *>(v.merged_keys), v.merged_tags, false, SampleSink<K>{},
@@ -398,11 +398,11 @@ cudaError_t run_level(const Pass &p, int l, const K *keys, const uint32_t *value
         static_cast<const K *>(v.smp_keys), static_cast<const K *>(v.merged_keys), v.merged_tags,
         v.S, v.m, v.max_rows, v.rows, v.row_out);
     if (values)
-        tile_kernel<K, true><<<v.max_tiles, kTileThreads, tile_smem<K>(true), stream>>>(
+        tile_kernel<K, true><<<v.max_tiles, kTileThreads, tile_smem_bytes<K>(true), stream>>>(
             keys, values, v.runs, v.G, v.tile_start, v.groups, v.rows, v.row_out, out, out_values,
             sink);
     else
-        tile_kernel<K, false><<<v.max_tiles, kTileThreads, tile_smem<K>(false), stream>>>(
+        tile_kernel<K, false><<<v.max_tiles, kTileThreads, tile_smem_bytes<K>(false), stream>>>(
             keys, nullptr, v.runs, v.G, v.tile_start, v.groups, v.rows, v.row_out, out, nullptr,
             sink);
     return cudaGetLastError();
