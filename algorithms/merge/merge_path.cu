@@ -11,9 +11,10 @@
  *
  *  1. tiles_kernel (one block): how many tiles of kSize outputs each pair has, scanned,
  *     so that tile t knows its pair.
- *  2. split_kernel: one thread per tile finds where the tile starts in its pair's two
- *     runs: a binary search along the tile's first diagonal (merge path), ties to the
- *     left run, which is what keeps the merge stable (the left run holds the lower lists).
+ *  2. split_kernel: G lanes per tile find where the tile starts in its pair's two runs:
+ *     a search along the tile's first diagonal (merge path), ties to the left run, which
+ *     is what keeps the merge stable (the left run holds the lower lists); binary (one
+ *     lane) where there are many tiles, 8- or 32-ary where few (split_lanes).
  *     Exact, so every tile is full but a pair's last. It leaves the tile a 16-byte
  *     descriptor; a merge block reads its own and the next one's, independent loads.
  *  3. merge_kernel: one block per tile (256 threads, 3840 keys of 4 bytes or 2304 of 8)
@@ -116,32 +117,106 @@ __global__ void __launch_bounds__(kPlanThreads)
  * stretch then y - z keys long (the left run's rest). */
 constexpr uint32_t kLastInPair = 1u << 31;
 
-/* desc[t] for t < max_tiles, a thread a tile: a binary search for where the tile's first
- * diagonal d crosses the pair's runs (merge_path_split). At k = 2 and 2^27 keys on the
- * H200 it takes 26 us; a 16-way search (7 steps, a half-warp a diagonal) took 57, DRAM 59%
- * busy with its 144 segments a search. one_pair_tiles: the round's only pair's tile count
- * (no tile_start then), else 0. */
-template <class K>
+/* desc[t] for t < max_tiles, G lanes a tile: where the tile's first diagonal d crosses the
+ * pair's runs. G = 1: a binary search (merge_path_split), about log2 of the run's length
+ * dependent loads; at k = 2 and 2^27 keys on the H200 it takes 26 us, where a 16-way
+ * search (7 steps, a half-warp a diagonal) took 57, DRAM 59% busy with its 144 segments a
+ * search. G > 1: a G-ary search (pb::kary_step), ceil(log(G + 1)) dependent steps, for
+ * rounds of few tiles, where the search's latency is the kernel's time (split_lanes).
+ * one_pair_tiles: the round's only pair's tile count (no tile_start then), else 0. */
+template <class K, int G>
 __global__ void __launch_bounds__(256)
     split_kernel(const K *__restrict__ keys, const uint64_t *__restrict__ offsets, uint32_t k,
                  int r, uint32_t pairs, const uint32_t *__restrict__ tile_start,
                  uint32_t one_pair_tiles, uint32_t max_tiles, uint4 *__restrict__ desc) {
-    const uint32_t t = blockIdx.x * blockDim.x + threadIdx.x;
-    if (t >= max_tiles) return;
-    const uint32_t total = one_pair_tiles ? one_pair_tiles : tile_start[pairs];
-    if (t >= total) {
-        desc[t] = make_uint4(0, 0, 0, 0);
-        return;
+    static_assert(G >= 1 && G <= 32 && 32 % G == 0, "G lanes a tile, inside one warp");
+    const uint32_t gid = blockIdx.x * blockDim.x + threadIdx.x;
+    const uint32_t t = gid / G, j = gid % G;
+    /* G > 1: every lane of the warp takes part in the ballots, so none leaves early */
+    if (G == 1 && t >= max_tiles) return;
+    const uint32_t total = t >= max_tiles ? 0 : one_pair_tiles ? one_pair_tiles : tile_start[pairs];
+    const bool tile = t < total;
+    if (!tile && t < max_tiles && j == 0) desc[t] = make_uint4(0, 0, 0, 0);
+    if (G == 1 && !tile) return;
+    uint32_t q = 0, first = 0, na = 0, nb = 0, d = 0;
+    Pair p{};
+    if (tile) {
+        q = one_pair_tiles ? 0 : last_at_or_below(tile_start, pairs, t); /* its pair */
+        first = one_pair_tiles ? 0 : tile_start[q];
+        p = pair_of(offsets, k, r, q);
+        na = p.a1 - p.a0;
+        nb = p.b1 - p.a1;
+        d = (t - first) * RoundTile<K>::kSize;
     }
-    const uint32_t q = one_pair_tiles ? 0 : last_at_or_below(tile_start, pairs, t); /* its pair */
-    const uint32_t first = one_pair_tiles ? 0 : tile_start[q];
-    const Pair p = pair_of(offsets, k, r, q);
-    const uint32_t na = p.a1 - p.a0, nb = p.b1 - p.a1;
-    const uint32_t d = (t - first) * RoundTile<K>::kSize;
-    const uint32_t D = min(na + nb - d, RoundTile<K>::kSize);
-    const uint32_t lo = merge_path_split(keys + p.a0, na, keys + p.a1, nb, d);
-    desc[t] =
-        make_uint4(p.a0 + lo, p.a1 + (d - lo), p.a0 + d, D | (d + D == na + nb ? kLastInPair : 0));
+    const K *A = keys + p.a0, *B = keys + p.a1;
+    uint32_t lo;
+    if constexpr (G == 1) {
+        lo = merge_path_split(A, na, B, nb, d);
+    } else {
+        /* the first i in [lo, hi] with B[d - 1 - i] < A[i] (A[i] not among the first d
+         * outputs; ties to the left run), hi counting as such */
+        const unsigned group =
+            G == 32 ? 0xffffffffu : ((1u << G) - 1) << (threadIdx.x % 32 / G * G);
+        uint64_t l = d > nb ? d - nb : 0, h = d < na ? d : na;
+        while (__any_sync(0xffffffffu, l < h)) {
+            const bool open = l < h;
+            const uint64_t step = open ? pb::kary_step(l, h, G) : 0;
+            const uint64_t i = pb::kary_probe(l, step, j);
+            const bool holds = !open || i >= h || B[d - 1 - (uint32_t)i] < A[(uint32_t)i];
+            const uint32_t f = (uint32_t)__popc(__ballot_sync(0xffffffffu, !holds) & group);
+            if (open) pb::kary_narrow(l, h, step, f, G);
+        }
+        lo = (uint32_t)l;
+    }
+    if (tile && j == 0) {
+        const uint32_t D = min(na + nb - d, RoundTile<K>::kSize);
+        desc[t] = make_uint4(p.a0 + lo, p.a1 + (d - lo), p.a0 + d,
+                             D | (d + D == na + nb ? kLastInPair : 0));
+    }
+}
+
+/* Lanes a tile for the split (split_kernel's G): fewer dependent loads where a round has
+ * few tiles and the search's latency is the kernel's time, one lane (the fewest loads)
+ * where many tiles keep the memory busy. H200, u32 keys, k = 2, mean time by G = 1 / 8 /
+ * 32 (configs/tests/merge-split-ab.json, results/h200/session22-merge-split-ab-*.csv):
+ * 2^20 keys (274 tiles) 22.4 / 16.1 / 14.7 us, 2^22 (1093) 31.2 / 25.2 / 24.5, 2^23 (2185)
+ * 43.0 / 36.7 / 38.0, 2^24 61.4 / 56.3 / 61.3, 2^25 (8739) 101.8 / 101.2 / 114.0, 2^27
+ * 341.7 / 378.3 / 443.5. PB_MERGE_SPLIT_LANES fixes G for A/B builds. */
+#ifndef PB_MERGE_SPLIT_LANES
+constexpr uint32_t kWarpSplitMaxTiles = 1536, kOctetSplitMaxTiles = 8192;
+inline int split_lanes(uint32_t max_tiles) {
+    return max_tiles <= kWarpSplitMaxTiles ? 32 : max_tiles <= kOctetSplitMaxTiles ? 8 : 1;
+}
+#else
+inline int split_lanes(uint32_t) { return PB_MERGE_SPLIT_LANES; }
+#endif
+
+template <class K>
+void launch_split(int lanes, uint32_t max_tiles, cudaStream_t stream, const K *keys,
+                  const uint64_t *offsets, uint32_t k, int r, uint32_t pairs,
+                  const uint32_t *tile_start, uint32_t one_pair_tiles, uint4 *desc) {
+    auto launch = [&](auto kernel, uint32_t g) {
+        const uint64_t threads = (uint64_t)max_tiles * g;
+        kernel<<<(unsigned)((threads + 255) / 256), 256, 0, stream>>>(
+            keys, offsets, k, r, pairs, tile_start, one_pair_tiles, max_tiles, desc);
+    };
+    switch (lanes) {
+    case 32:
+        launch(split_kernel<K, 32>, 32);
+        break;
+    case 16:
+        launch(split_kernel<K, 16>, 16);
+        break;
+    case 8:
+        launch(split_kernel<K, 8>, 8);
+        break;
+    case 4:
+        launch(split_kernel<K, 4>, 4);
+        break;
+    default:
+        launch(split_kernel<K, 1>, 1);
+        break;
+    }
 }
 
 /* Block t merges tile t, as desc[t] says. */
@@ -307,18 +382,37 @@ Scratch carve(const pb_merge_args *a, const Plan &p, bool pairs, void *base, siz
     return s;
 }
 
-/* From how many keys the multiway passes beat the pairwise rounds (k >= 3). H200, keys
- * alone, sizes uniform, each method forced (configs/tests/merge-crossover*.json,
- * results/h200/session21-merge-crossover*.csv): at k = 3 and 4 (two rounds) the rounds win
- * up to 2^25 u32 keys (the passes 0.96x their time at 2^26) and 2^23 u64 keys (0.93x at
- * 2^24); from k = 5 (three rounds or more) the passes win from 2^23 u32 keys (0.86 to 1.00x
- * at k = 8 to 256, 0.83 to 0.92x at 2^24 to 2^26) and 2^22 u64 keys (0.71 to 0.89x). The
- * choice against the one before (2^25 keys for all): merge-rule-ab.json, 4 to 39% less
- * time where it changed. */
-inline uint64_t multiway_min_keys(uint32_t k, size_t key_bytes) {
-    const bool wide = key_bytes == 8;
-    if (k <= 4) return wide ? 1ull << 24 : 1ull << 26;
-    return wide ? 1ull << 22 : 1ull << 23;
+/* The pairwise rounds k lists take: ceil(log2 k). */
+inline int round_count(uint32_t k) {
+    int r = 0;
+    while ((1ull << r) < k) r++;
+    return r;
+}
+
+/* From how many keys the multiway passes beat the pairwise rounds (k >= 3), by the key's
+ * size, whether values ride along, and how many rounds each pass replaces (round_count(k)
+ * rounds, against one pass up to kOnePassMost lists, else two): 2 at k = 3 and 4, 3 to 3.5
+ * at k = 5 to 8 and 33 to 128, 4 or more at k = 9 to 32 and from 129. H200, sizes uniform,
+ * each method forced (configs/tests/merge-crossover-elements.json, results/h200/session22-
+ * merge-crossover-elements-*.csv), the passes' time over the rounds' at the chosen size
+ * and one size below:
+ *   4-byte keys alone (u32, i32, f32): 2^26 at 2 rounds a pass (0.96x; 1.02x at 2^25),
+ *   else 2^24 (0.90 to 0.98x; 1.00 to 1.14x at 2^23).
+ *   8-byte keys alone (u64, f64): 2^24 at 2 (0.94x; 1.10x at 2^23), else 2^22 (0.85 to
+ *   1.01x; 1.12 to 1.36x at 2^21).
+ *   4-byte keys with values: 2^24 at 2 (1.01x; 1.14x at 2^23; 0.89x at 2^25), 2^23 at 3
+ *   (0.90 and 0.92x; 1.03 and 1.10x at 2^22), 2^22 from 4 (0.91 and 0.95x; 1.18 and 1.24x).
+ *   8-byte keys with values: 2^23 at 2 (0.93x; 1.11x), 2^22 at 3 (0.83 and 0.85x; 1.12
+ *   and 1.17x), 2^21 from 4 (0.96 and 1.00x; 2^20 not measured).
+ * (Session 21 measured lower switches for 4-byte keys, against rounds whose split then
+ * took one lane a tile; the faster split moved them.) */
+inline uint64_t multiway_min_keys(uint32_t k, size_t key_bytes, bool pairs) {
+    const uint32_t passes = k <= pb::merge::multiway::kOnePassMost ? 1 : 2;
+    const int rounds = round_count(k);
+    const int saved = rounds <= 2 * (int)passes ? 0 : rounds < 4 * (int)passes ? 1 : 2;
+    static const int kLog2Keys[2][2][3] = {{{26, 24, 24}, {24, 22, 22}},  /* keys alone */
+                                           {{24, 23, 22}, {23, 22, 21}}}; /* with values */
+    return 1ull << kLog2Keys[pairs][key_bytes == 8][saved];
 }
 
 /* Where a CUB radix sort of 4-byte keys beats the merge (H200, u32, merge/path
@@ -339,9 +433,9 @@ inline Method forced_method() {
     if (e && strcmp(e, "sort") == 0) return kBySort;
     return kBySize;
 }
-inline bool use_multiway(const pb_merge_args *a, size_t key_bytes, Method m) {
+inline bool use_multiway(const pb_merge_args *a, size_t key_bytes, bool pairs, Method m) {
     return m == kByMultiway ||
-           (m == kBySize && a->k >= 3 && a->n >= multiway_min_keys(a->k, key_bytes));
+           (m == kBySize && a->k >= 3 && a->n >= multiway_min_keys(a->k, key_bytes, pairs));
 }
 /* The item count's type for the kSortKeys sorts, which CUB's tuning follows: H200, 2^27
  * keys, k = 1024 and 4096 (configs/tests/merge-sort-items.json): keys alone 3.13 ms for u32
@@ -389,13 +483,13 @@ cudaError_t make_plan(const pb_merge_args *a, bool pairs, Plan &p, bool configur
             (uint32_t *)nullptr, (uint32_t)a->n, 0, (int)sizeof(O) * 8);
     }
     pb_merge_multiway::Pass shapes[pb::merge::multiway::kMaxPasses];
-    if (use_multiway(a, sizeof(K), method) && pb::merge::multiway::plan_passes(a->k, p.passes) &&
-        shape_passes<K>(a, p.passes, shapes)) {
+    if (use_multiway(a, sizeof(K), pairs, method) &&
+        pb::merge::multiway::plan_passes(a->k, p.passes) && shape_passes<K>(a, p.passes, shapes)) {
         p.mode = kMultiway;
         return configure ? pb_merge_multiway::configure<K>() : cudaSuccess;
     }
     p.mode = kRounds;
-    while ((1ull << p.rounds) < a->k) p.rounds++;
+    p.rounds = round_count(a->k);
     p.max_tiles = round_tiles<K>(a->n) + (uint32_t)((a->k + 1) / 2);
     p.merge_smem = pb::merge::tile_smem_bytes<K, kThreads>(pairs);
     if (!configure) return cudaSuccess;
@@ -418,8 +512,8 @@ cudaError_t run_rounds(const pb_merge_args *a, const Plan &p, const Scratch &s, 
         if (!one)
             tiles_kernel<K>
                 <<<1, kPlanThreads, 0, stream>>>(a->offsets, a->k, r, pairs_r, s.tile_start);
-        split_kernel<K><<<(p.max_tiles + 255) / 256, 256, 0, stream>>>(
-            src, a->offsets, a->k, r, pairs_r, s.tile_start, one, p.max_tiles, s.desc);
+        launch_split<K>(split_lanes(p.max_tiles), p.max_tiles, stream, src, a->offsets, a->k, r,
+                        pairs_r, s.tile_start, one, s.desc);
         if (pairs)
             merge_kernel<K, true>
                 <<<p.max_tiles, kThreads, p.merge_smem, stream>>>(src, vsrc, s.desc, dst, vdst);
