@@ -244,8 +244,8 @@ __global__ void __launch_bounds__(kThreads, (pb::merge::tile_blocks<K, kThreads>
         const uint32_t o = (uint32_t)(th + j * kThreads);
         if (o < D) {
             const uint32_t src = o < la ? w.x + o : w.y + (o - la);
-            pb::copy_async<sizeof(K)>(sk + o, keys + src);
-            if (kPairs) pb::copy_async<4>(sv + o, values + src);
+            pb::copy_async<sizeof(K), pb::merge::kTilePrefetch>(sk + o, keys + src);
+            if (kPairs) pb::copy_async<4, pb::merge::kTilePrefetch>(sv + o, values + src);
         }
     }
     pb::commit_async();

@@ -32,6 +32,13 @@ namespace pb::merge {
 #endif
 constexpr int kTileThreads = PB_MERGE_TILE_THREADS;
 
+/* The L2 prefetch size of the tiles' cp.async loads (pb::copy_async's kPrefetch). H200,
+ * same call, 256 against none (configs/tests/merge-l2-ab.json, builds with
+ * -DPB_L2_PREFETCH, results/h200/session22-call7-merge-l2-ab*.csv): u32 k = 2 at 2^27 keys
+ * 0.3407 -> 0.3347 ms (-1.8%), with values -0.5%, k = 16 -0.2 and -0.5%, u64 k = 4 -0.3%,
+ * the seed's experiment -0.2%; 128 did a little less (session22-merge-l2-ab-*.csv). */
+constexpr int kTilePrefetch = 256;
+
 template <class K, int kThreads = kTileThreads> struct Tile {
     static constexpr int kItems = sizeof(K) == 4 ? PB_MERGE_TILE_ITEMS4 : PB_MERGE_TILE_ITEMS8;
     static constexpr uint32_t kSize = (uint32_t)kThreads * kItems;

@@ -233,8 +233,8 @@ __global__ void __launch_bounds__(kTileThreads, tile_blocks<K>(kPairs))
         for (int i = 0; i < kPiece / 32; i++) {
             const int o = o0 + lane + 32 * i;
             if (o < o1) {
-                pb::copy_async<sizeof(K)>(sk + o, keys + src + o);
-                if (kPairs) pb::copy_async<4>(sv + o, values + src + o);
+                pb::copy_async<sizeof(K), pb::merge::kTilePrefetch>(sk + o, keys + src + o);
+                if (kPairs) pb::copy_async<4, pb::merge::kTilePrefetch>(sv + o, values + src + o);
             }
         }
     }
