@@ -35,6 +35,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <type_traits>
+
 #include <cub/block/block_scan.cuh>
 #include <cub/device/device_radix_sort.cuh>
 
@@ -188,6 +190,8 @@ inline int split_lanes(uint32_t max_tiles) {
     return max_tiles <= kWarpSplitMaxTiles ? 32 : max_tiles <= kOctetSplitMaxTiles ? 8 : 1;
 }
 #else
+static_assert(PB_MERGE_SPLIT_LANES == 1 || PB_MERGE_SPLIT_LANES == 8 || PB_MERGE_SPLIT_LANES == 32,
+              "launch_split takes 1, 8 or 32 lanes a tile");
 inline int split_lanes(uint32_t) { return PB_MERGE_SPLIT_LANES; }
 #endif
 
@@ -195,28 +199,18 @@ template <class K>
 void launch_split(int lanes, uint32_t max_tiles, cudaStream_t stream, const K *keys,
                   const uint64_t *offsets, uint32_t k, int r, uint32_t pairs,
                   const uint32_t *tile_start, uint32_t one_pair_tiles, uint4 *desc) {
-    auto launch = [&](auto kernel, uint32_t g) {
-        const uint64_t threads = (uint64_t)max_tiles * g;
-        kernel<<<(unsigned)((threads + 255) / 256), 256, 0, stream>>>(
+    auto launch = [&](auto lanes_a_tile) {
+        constexpr int G = decltype(lanes_a_tile)::value;
+        const uint64_t threads = (uint64_t)max_tiles * G;
+        split_kernel<K, G><<<(unsigned)((threads + 255) / 256), 256, 0, stream>>>(
             keys, offsets, k, r, pairs, tile_start, one_pair_tiles, max_tiles, desc);
     };
-    switch (lanes) {
-    case 32:
-        launch(split_kernel<K, 32>, 32);
-        break;
-    case 16:
-        launch(split_kernel<K, 16>, 16);
-        break;
-    case 8:
-        launch(split_kernel<K, 8>, 8);
-        break;
-    case 4:
-        launch(split_kernel<K, 4>, 4);
-        break;
-    default:
-        launch(split_kernel<K, 1>, 1);
-        break;
-    }
+    if (lanes == 32)
+        launch(std::integral_constant<int, 32>{});
+    else if (lanes == 8)
+        launch(std::integral_constant<int, 8>{});
+    else
+        launch(std::integral_constant<int, 1>{});
 }
 
 /* Block t merges tile t, as desc[t] says. */
