@@ -12,35 +12,45 @@
 
 namespace pb {
 
+/* cp.async of Bytes (4, 8: .ca; 16: .cg, which bypasses L1) with kPrefetch's hint; the
+ * asm text must be a literal, hence one statement a hint. */
+#define PB_CP_ASYNC(op, hint)                                                                      \
+    asm volatile("cp.async." op ".shared.global" hint " [%0], [%1], %2;\n" ::"r"(to), "l"(gmem),   \
+                 "n"(Bytes)                                                                        \
+                 : "memory")
+template <int Bytes, int kPrefetch>
+__device__ __forceinline__ void cp_async_hinted(void *smem, const void *gmem) {
+    static_assert(Bytes == 4 || Bytes == 8 || Bytes == 16, "cp.async copies 4, 8 or 16 bytes");
+    static_assert(kPrefetch == 0 || kPrefetch == 128 || kPrefetch == 256, "L2 prefetch size");
+    const unsigned to = (unsigned)__cvta_generic_to_shared(smem);
+    if constexpr (Bytes == 16) {
+        if constexpr (kPrefetch == 256)
+            PB_CP_ASYNC("cg", ".L2::256B");
+        else if constexpr (kPrefetch == 128)
+            PB_CP_ASYNC("cg", ".L2::128B");
+        else
+            PB_CP_ASYNC("cg", "");
+    } else {
+        if constexpr (kPrefetch == 256)
+            PB_CP_ASYNC("ca", ".L2::256B");
+        else if constexpr (kPrefetch == 128)
+            PB_CP_ASYNC("ca", ".L2::128B");
+        else
+            PB_CP_ASYNC("ca", "");
+    }
+}
+#undef PB_CP_ASYNC
+
 /* 16 bytes, both addresses 16-byte aligned; bypasses L1. */
 template <int kPrefetch = PB_L2_PREFETCH>
 __device__ __forceinline__ void copy16_async(void *smem, const void *gmem) {
-    const unsigned to = (unsigned)__cvta_generic_to_shared(smem);
-    if constexpr (kPrefetch == 256)
-        asm volatile("cp.async.cg.shared.global.L2::256B [%0], [%1], 16;\n" ::"r"(to), "l"(gmem)
-                     : "memory");
-    else if constexpr (kPrefetch == 128)
-        asm volatile("cp.async.cg.shared.global.L2::128B [%0], [%1], 16;\n" ::"r"(to), "l"(gmem)
-                     : "memory");
-    else
-        asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(to), "l"(gmem) : "memory");
+    cp_async_hinted<16, kPrefetch>(smem, gmem);
 }
 /* One element of Bytes (4 or 8), naturally aligned. */
 template <int Bytes, int kPrefetch = PB_L2_PREFETCH>
 __device__ __forceinline__ void copy_async(void *smem, const void *gmem) {
-    static_assert(Bytes == 4 || Bytes == 8, "cp.async.ca copies 4, 8 or 16 bytes");
-    const unsigned to = (unsigned)__cvta_generic_to_shared(smem);
-    if constexpr (kPrefetch == 256)
-        asm volatile("cp.async.ca.shared.global.L2::256B [%0], [%1], %2;\n" ::"r"(to), "l"(gmem),
-                     "n"(Bytes)
-                     : "memory");
-    else if constexpr (kPrefetch == 128)
-        asm volatile("cp.async.ca.shared.global.L2::128B [%0], [%1], %2;\n" ::"r"(to), "l"(gmem),
-                     "n"(Bytes)
-                     : "memory");
-    else
-        asm volatile("cp.async.ca.shared.global [%0], [%1], %2;\n" ::"r"(to), "l"(gmem), "n"(Bytes)
-                     : "memory");
+    static_assert(Bytes == 4 || Bytes == 8, "copy16_async copies 16 bytes");
+    cp_async_hinted<Bytes, kPrefetch>(smem, gmem);
 }
 __device__ __forceinline__ void commit_async() {
     asm volatile("cp.async.commit_group;\n" ::: "memory");

@@ -39,4 +39,26 @@ __host__ __device__ inline void kary_narrow(uint64_t &lo, uint64_t &hi, uint64_t
     lo += f * step;
 }
 
+#ifdef __CUDACC__
+/* The search above by G lanes of a warp (G divides 32; lane j of a group is lane % G), every
+ * lane of the warp taking part (groups whose range is empty, lo == hi, just follow):
+ * below(i), monotone, is true for the positions before the answer; the answer is in
+ * [lo, hi], found in ceil(log(G + 1) of the range) rounds of G independent probes. */
+template <uint32_t G, class Below>
+__device__ inline uint64_t kary_search_warp(uint64_t lo, uint64_t hi, Below below) {
+    static_assert(G >= 1 && G <= 32 && 32 % G == 0, "G lanes a group, inside one warp");
+    const uint32_t lane = threadIdx.x % 32;
+    const unsigned group = G == 32 ? 0xffffffffu : ((1u << G) - 1) << (lane / G * G);
+    while (__any_sync(0xffffffffu, lo < hi)) {
+        const bool open = lo < hi;
+        const uint64_t step = open ? kary_step(lo, hi, G) : 0;
+        const uint64_t i = kary_probe(lo, step, lane % G);
+        const bool is_below = open && i < hi && below(i);
+        const uint32_t f = (uint32_t)__popc(__ballot_sync(0xffffffffu, is_below) & group);
+        if (open) kary_narrow(lo, hi, step, f, G);
+    }
+    return lo;
+}
+#endif
+
 } // namespace pb

@@ -16,6 +16,7 @@ extern "C" {
 #include <cmocka.h>
 }
 
+#include "int_math.cuh"
 #include "merge_search.cuh"
 
 using pb::merge::merge_path_split;
@@ -134,6 +135,19 @@ static void kary_search_is_lower_bound(void **state) {
 
 /* last_at_or_below against std::upper_bound, on starts with runs of equal entries (empty
  * pairs or groups), for every x from the first start to past the last. */
+/* ceil_log2 against its definition: the least l with 2^l >= v. */
+static void ceil_log2_is_least_power(void **state) {
+    (void)state;
+    assert_int_equal(pb::ceil_log2(0), 0);
+    assert_int_equal(pb::ceil_log2(1), 0);
+    for (int l = 1; l < 64; l++) {
+        const uint64_t p = (uint64_t)1 << l;
+        assert_int_equal(pb::ceil_log2(p), l);
+        assert_int_equal(pb::ceil_log2(p - 1), l == 1 ? 0 : l);
+        assert_int_equal(pb::ceil_log2(p + 1), l + 1);
+    }
+}
+
 static void last_start_at_or_below(void **state) {
     (void)state;
     srand(3);
@@ -155,9 +169,8 @@ static void last_start_at_or_below(void **state) {
 
 int main(void) {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(every_diagonal_of_random_runs),
-        cmocka_unit_test(long_interleaved_runs),
-        cmocka_unit_test(last_start_at_or_below),
+        cmocka_unit_test(every_diagonal_of_random_runs), cmocka_unit_test(long_interleaved_runs),
+        cmocka_unit_test(last_start_at_or_below),        cmocka_unit_test(ceil_log2_is_least_power),
         cmocka_unit_test(kary_search_is_lower_bound),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

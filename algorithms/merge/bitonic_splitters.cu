@@ -35,6 +35,7 @@
 
 #include <type_traits>
 
+#include "int_math.cuh"
 #include "merge_gpu.h"
 #include "merge_keys.cuh"
 
@@ -48,14 +49,14 @@ constexpr unsigned FULL = 0xffffffffu;
 
 /* ---- tuning ------------------------------------------------------------------------- */
 
-constexpr uint64_t PART_MIN = 2048; /* fewest elements a part should get */
-constexpr uint32_t PARTS_PER_SM = 4; /* the most parts per SM (a wave of search blocks) */
+constexpr uint64_t PART_MIN = 2048;     /* fewest elements a part should get */
+constexpr uint32_t PARTS_PER_SM = 4;    /* the most parts per SM (a wave of search blocks) */
 constexpr uint32_t LISTS_PER_BATCH = 4; /* binary searches a thread runs side by side */
 constexpr uint32_t REG_THREADS = 256;   /* up to REG_THREADS * 4 lists: state in registers */
 constexpr uint32_t REG_MAX_K = REG_THREADS * LISTS_PER_BATCH;
-constexpr uint32_t GLOBAL_THREADS = 1024; /* more lists: state in scratch */
-constexpr uint32_t WARP_BLOCK = 256;      /* the one-warp-per-pair kernel's block */
-constexpr int MAX_GROUP = 512;            /* the widest pair network (2 x 512 elements) */
+constexpr uint32_t GLOBAL_THREADS = 1024;         /* more lists: state in scratch */
+constexpr uint32_t WARP_BLOCK = 256;              /* the one-warp-per-pair kernel's block */
+constexpr int MAX_GROUP = 512;                    /* the widest pair network (2 x 512 elements) */
 constexpr uint64_t MAX_N = 0xffffffffull - 65536; /* u32 positions, plus a group's overrun */
 
 /* ---- keys ----------------------------------------------------------------------------- */
@@ -68,8 +69,7 @@ __device__ inline float decode(uint32_t o, float) {
 }
 __device__ inline uint64_t decode(uint64_t o, uint64_t) { return o; }
 __device__ inline double decode(uint64_t o, double) {
-    return __longlong_as_double(
-        (long long)((o >> 63) ? (o & 0x7fffffffffffffffull) : ~o));
+    return __longlong_as_double((long long)((o >> 63) ? (o & 0x7fffffffffffffffull) : ~o));
 }
 
 template <class T> constexpr bool is_float = std::is_floating_point<T>::value;
@@ -150,8 +150,8 @@ struct RoundArgs {
     const uint32_t *src_idx;
     void *dst_keys; /* last round: out_keys (T); before: ordered bits (U) */
     uint32_t *dst_idx;
-    const void *in_keys;     /* the input, for float zeros in the last round */
-    const uint32_t *values;  /* gathered by index in the last round, or NULL */
+    const void *in_keys;    /* the input, for float zeros in the last round */
+    const uint32_t *values; /* gathered by index in the last round, or NULL */
     uint32_t *out_values;
     const uint32_t *table;
     uint64_t npairs; /* p * pairs per part */
@@ -187,7 +187,8 @@ __device__ PairMeta pair_meta(const RoundArgs &ra, uint64_t pair) {
     return out;
 }
 
-template <class T, class I> __device__ typename I::Item load_item(const RoundArgs &ra, uint32_t pos) {
+template <class T, class I>
+__device__ typename I::Item load_item(const RoundArgs &ra, uint32_t pos) {
     using U = ordered_t<T>;
     U key;
     uint32_t idx = 0;
@@ -424,8 +425,10 @@ __device__ void count_batch(const T *keys, ordered_t<T> v, const uint32_t (&base
             if (l[q] < h[q]) {
                 any = true;
                 const uint32_t mid = l[q] + (h[q] - l[q]) / 2;
-                if (ordered_bits(keys[base[q] + mid]) < v) l[q] = mid + 1;
-                else h[q] = mid;
+                if (ordered_bits(keys[base[q] + mid]) < v)
+                    l[q] = mid + 1;
+                else
+                    h[q] = mid;
             }
         if (!any) break;
     }
@@ -435,8 +438,10 @@ __device__ void count_batch(const T *keys, ordered_t<T> v, const uint32_t (&base
         h[q] = hi[q];
         /* the element at lt is usually already above v: one look, no search */
         if (l[q] < h[q]) {
-            if (ordered_bits(keys[base[q] + l[q]]) <= v) l[q]++;
-            else h[q] = l[q];
+            if (ordered_bits(keys[base[q] + l[q]]) <= v)
+                l[q]++;
+            else
+                h[q] = l[q];
         }
     }
     for (;;) {
@@ -446,8 +451,10 @@ __device__ void count_batch(const T *keys, ordered_t<T> v, const uint32_t (&base
             if (l[q] < h[q]) {
                 any = true;
                 const uint32_t mid = l[q] + (h[q] - l[q]) / 2;
-                if (ordered_bits(keys[base[q] + mid]) <= v) l[q] = mid + 1;
-                else h[q] = mid;
+                if (ordered_bits(keys[base[q] + mid]) <= v)
+                    l[q] = mid + 1;
+                else
+                    h[q] = mid;
             }
         if (!any) break;
     }
@@ -500,8 +507,8 @@ __device__ void write_cut(uint32_t *row, uint32_t k, uint32_t chunks, uint32_t t
  * lies, and lt / le from the last count. REG: up to 4 lists a thread, in registers;
  * else 4 arrays of k words in scratch, whose roles swap instead of being copied. */
 template <class T, bool REG>
-__global__ __launch_bounds__(REG ? REG_THREADS : GLOBAL_THREADS) void splitters_kernel(
-    SearchArgs sa) {
+__global__ __launch_bounds__(REG ? REG_THREADS
+                                 : GLOBAL_THREADS) void splitters_kernel(SearchArgs sa) {
     using U = ordered_t<T>;
     __shared__ uint32_t sm[33];
     __shared__ uint64_t sm64[33];
@@ -561,22 +568,24 @@ __global__ __launch_bounds__(REG ? REG_THREADS : GLOBAL_THREADS) void splitters_
         if (below == target || below + window == target) { /* the windows' edges are the cut */
             const bool at_hi = below != target;
             if (REG) {
-                write_cut(row, k, chunks, 0,
-                          [&](uint32_t c, uint32_t, uint32_t &base, uint32_t &eq) {
+                write_cut(
+                    row, k, chunks, 0,
+                    [&](uint32_t c, uint32_t, uint32_t &base, uint32_t &eq) {
 #pragma unroll
-                              for (int q = 0; q < 4; q++)
-                                  if ((uint32_t)q == c) base = at_hi ? rhi[q] : rlo[q];
-                              eq = 0;
-                          },
-                          sm);
+                        for (int q = 0; q < 4; q++)
+                            if ((uint32_t)q == c) base = at_hi ? rhi[q] : rlo[q];
+                        eq = 0;
+                    },
+                    sm);
             } else {
                 const uint32_t *edge = at_hi ? ghi : glo;
-                write_cut(row, k, chunks, 0,
-                          [&](uint32_t, uint32_t i, uint32_t &base, uint32_t &eq) {
-                              base = edge[i];
-                              eq = 0;
-                          },
-                          sm);
+                write_cut(
+                    row, k, chunks, 0,
+                    [&](uint32_t, uint32_t i, uint32_t &base, uint32_t &eq) {
+                        base = edge[i];
+                        eq = 0;
+                    },
+                    sm);
             }
             return;
         }
@@ -659,23 +668,25 @@ __global__ __launch_bounds__(REG ? REG_THREADS : GLOBAL_THREADS) void splitters_
         } else { /* found: everything below the pivot, then equal ones in list order */
             const uint32_t take = target - lt_total;
             if (REG) {
-                write_cut(row, k, chunks, take,
-                          [&](uint32_t c, uint32_t, uint32_t &base, uint32_t &eq) {
+                write_cut(
+                    row, k, chunks, take,
+                    [&](uint32_t c, uint32_t, uint32_t &base, uint32_t &eq) {
 #pragma unroll
-                              for (int q = 0; q < 4; q++)
-                                  if ((uint32_t)q == c) {
-                                      base = rlt[q];
-                                      eq = rle[q] - rlt[q];
-                                  }
-                          },
-                          sm);
+                        for (int q = 0; q < 4; q++)
+                            if ((uint32_t)q == c) {
+                                base = rlt[q];
+                                eq = rle[q] - rlt[q];
+                            }
+                    },
+                    sm);
             } else {
-                write_cut(row, k, chunks, take,
-                          [&](uint32_t, uint32_t i, uint32_t &base, uint32_t &eq) {
-                              base = glt[i];
-                              eq = gle[i] - glt[i];
-                          },
-                          sm);
+                write_cut(
+                    row, k, chunks, take,
+                    [&](uint32_t, uint32_t i, uint32_t &base, uint32_t &eq) {
+                        base = glt[i];
+                        eq = gle[i] - glt[i];
+                    },
+                    sm);
             }
             return;
         }
@@ -685,12 +696,6 @@ __global__ __launch_bounds__(REG ? REG_THREADS : GLOBAL_THREADS) void splitters_
 /* ---- host side ------------------------------------------------------------------------ */
 
 size_t align256(size_t x) { return (x + 255) & ~(size_t)255; }
-
-int ceil_log2(uint64_t v) {
-    int l = 0;
-    while (((uint64_t)1 << l) < v) l++;
-    return l;
-}
 
 bool dtype_is_float(int dtype) { return dtype == PB_F32 || dtype == PB_F64; }
 
@@ -728,7 +733,7 @@ struct Layout {
 Layout layout_for(uint64_t n, uint32_t k, int dtype, int sm_count) {
     Layout l{};
     l.p = part_count(n, k, sm_count);
-    l.rounds = ceil_log2(k);
+    l.rounds = pb::ceil_log2(k);
     size_t at = 0;
     l.table = at;
     at += align256(((size_t)l.p + 1) * ((size_t)k + 1) * 4);
@@ -754,8 +759,8 @@ int group_for(uint64_t npairs, uint64_t n, int sm_count) {
     return g;
 }
 
-template <class T, class I> cudaError_t launch_round(const RoundArgs &ra, int sm_count,
-                                                     uint64_t n, cudaStream_t st) {
+template <class T, class I>
+cudaError_t launch_round(const RoundArgs &ra, int sm_count, uint64_t n, cudaStream_t st) {
     const int g = group_for(ra.npairs, n, sm_count);
     switch (g) {
     case 64:
@@ -876,7 +881,8 @@ extern "C" int pb_merge_bitonic_launch(const pb_merge_args *a, cudaStream_t stre
     return pb::with_dtype<PB_MERGE_KEY_TYPES>(a->dtype, [&](auto key) {
         using T = decltype(key);
         /* ties need the index when values travel or floats may hold -0.0 and +0.0 */
-        if constexpr (is_float<T>) return (int)launch_typed<T, true>(a, l, stream);
+        if constexpr (is_float<T>)
+            return (int)launch_typed<T, true>(a, l, stream);
         else
             return (int)(pairs ? launch_typed<T, true>(a, l, stream)
                                : launch_typed<T, false>(a, l, stream));

@@ -41,6 +41,7 @@
 #include <cub/device/device_radix_sort.cuh>
 
 #include "async_copy.cuh"
+#include "int_math.cuh"
 #include "merge_gpu.h"
 #include "merge_keys.cuh"
 #include "merge_search.cuh"
@@ -155,20 +156,10 @@ __global__ void __launch_bounds__(256)
     if constexpr (G == 1) {
         lo = merge_path_split(A, na, B, nb, d);
     } else {
-        /* the first i in [lo, hi] with B[d - 1 - i] < A[i] (A[i] not among the first d
-         * outputs; ties to the left run), hi counting as such */
-        const unsigned group =
-            G == 32 ? 0xffffffffu : ((1u << G) - 1) << (threadIdx.x % 32 / G * G);
-        uint64_t l = d > nb ? d - nb : 0, h = d < na ? d : na;
-        while (__any_sync(0xffffffffu, l < h)) {
-            const bool open = l < h;
-            const uint64_t step = open ? pb::kary_step(l, h, G) : 0;
-            const uint64_t i = pb::kary_probe(l, step, j);
-            const bool holds = !open || i >= h || B[d - 1 - (uint32_t)i] < A[(uint32_t)i];
-            const uint32_t f = (uint32_t)__popc(__ballot_sync(0xffffffffu, !holds) & group);
-            if (open) pb::kary_narrow(l, h, step, f, G);
-        }
-        lo = (uint32_t)l;
+        /* below the answer: A[i] is among the first d outputs (ties to the left run) */
+        lo = (uint32_t)pb::kary_search_warp<G>(
+            d > nb ? d - nb : 0, d < na ? d : na,
+            [&](uint64_t i) { return !(B[d - 1 - (uint32_t)i] < A[(uint32_t)i]); });
     }
     if (tile && j == 0) {
         const uint32_t D = min(na + nb - d, RoundTile<K>::kSize);
@@ -376,15 +367,8 @@ Scratch carve(const pb_merge_args *a, const Plan &p, bool pairs, void *base, siz
     return s;
 }
 
-/* The pairwise rounds k lists take: ceil(log2 k). */
-inline int round_count(uint32_t k) {
-    int r = 0;
-    while ((1ull << r) < k) r++;
-    return r;
-}
-
 /* From how many keys the multiway passes beat the pairwise rounds (k >= 3), by the key's
- * size, whether values ride along, and how many rounds each pass replaces (round_count(k)
+ * size, whether values ride along, and how many rounds each pass replaces (pb::ceil_log2(k)
  * rounds, against one pass up to kOnePassMost lists, else two): 2 at k = 3 and 4, 3 to 3.5
  * at k = 5 to 8 and 33 to 128, 4 or more at k = 9 to 32 and from 129. H200, sizes uniform,
  * each method forced (configs/tests/merge-crossover-elements.json, results/h200/session22-
@@ -401,9 +385,10 @@ inline int round_count(uint32_t k) {
  * (Session 21 measured lower switches for 4-byte keys, against rounds whose split then
  * took one lane a tile; the faster split moved them.) */
 inline uint64_t multiway_min_keys(uint32_t k, size_t key_bytes, bool pairs) {
-    const uint32_t passes = k <= pb::merge::multiway::kOnePassMost ? 1 : 2;
-    const int rounds = round_count(k);
-    const int saved = rounds <= 2 * (int)passes ? 0 : rounds < 4 * (int)passes ? 1 : 2;
+    pb::merge::multiway::Passes shape;
+    const int passes = pb::merge::multiway::plan_passes(k, shape) ? shape.count : 2;
+    const int rounds = pb::ceil_log2(k);
+    const int saved = rounds <= 2 * passes ? 0 : rounds < 4 * passes ? 1 : 2;
     static const int kLog2Keys[2][2][3] = {{{26, 24, 24}, {24, 22, 22}},  /* keys alone */
                                            {{24, 23, 22}, {23, 22, 21}}}; /* with values */
     return 1ull << kLog2Keys[pairs][key_bytes == 8][saved];
@@ -483,7 +468,7 @@ cudaError_t make_plan(const pb_merge_args *a, bool pairs, Plan &p, bool configur
         return configure ? pb_merge_multiway::configure<K>() : cudaSuccess;
     }
     p.mode = kRounds;
-    p.rounds = round_count(a->k);
+    p.rounds = pb::ceil_log2(a->k);
     p.max_tiles = round_tiles<K>(a->n) + (uint32_t)((a->k + 1) / 2);
     p.merge_smem = pb::merge::tile_smem_bytes<K, kThreads>(pairs);
     if (!configure) return cudaSuccess;

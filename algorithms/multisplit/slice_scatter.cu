@@ -346,19 +346,11 @@ __global__ void __launch_bounds__(kThreads, (scatter_min_blocks<T, kPairs, kItem
 template <class T, int G>
 __global__ void bin_offsets_kernel(const T *__restrict__ sorted, uint64_t n, pb_bucket bucket,
                                    uint32_t *__restrict__ offsets) {
-    const uint32_t t = blockIdx.x * blockDim.x + threadIdx.x, lane = threadIdx.x % 32;
+    const uint32_t t = blockIdx.x * blockDim.x + threadIdx.x;
     const uint32_t b = t / G, j = t % G;
-    const unsigned group = G == 32 ? 0xffffffffu : ((1u << G) - 1) << (lane / G * G);
     if (__all_sync(0xffffffffu, b >= bucket.bins)) return; /* the whole warp */
-    uint64_t lo = 0, hi = b < bucket.bins ? n : 0;         /* the answer is in [lo, hi] */
-    while (__any_sync(0xffffffffu, lo < hi)) {
-        const bool open = lo < hi;
-        const uint64_t step = open ? pb::kary_step(lo, hi, G) : 0;
-        const uint64_t i = pb::kary_probe(lo, step, j);
-        const bool below = open && i < hi && bin_of(bucket, sorted[i]) < b;
-        const uint32_t f = (uint32_t)__popc(__ballot_sync(0xffffffffu, below) & group);
-        if (open) pb::kary_narrow(lo, hi, step, f, G);
-    }
+    const uint64_t lo = pb::kary_search_warp<G>(
+        0, b < bucket.bins ? n : 0, [&](uint64_t i) { return bin_of(bucket, sorted[i]) < b; });
     if (j == 0 && b < bucket.bins) offsets[b] = (uint32_t)lo;
 }
 

@@ -15,6 +15,7 @@
  *    (O(n log^2 n) work: the comparison with radix sort is the point). */
 #include <utility>
 
+#include "int_math.cuh"
 #include "oem_blocked.cuh"
 
 namespace pb_sort {
@@ -318,12 +319,6 @@ __global__ void unpack_kernel(const typename Items<T, Pairs>::Item *__restrict__
     }
 }
 
-int ceil_log2(uint64_t v) {
-    int l = 0;
-    while (((uint64_t)1 << l) < v) l++;
-    return l;
-}
-
 bool whole_array_path(const pb_sort_args *a) { return a->length > PB_SORT_MAX_NETWORK; }
 
 template <class T, bool Pairs> size_t item_size() { return sizeof(typename Items<T, Pairs>::Item); }
@@ -389,7 +384,7 @@ template <class T, bool Pairs>
 cudaError_t launch_whole_array(const pb_sort_args *a, cudaStream_t st) {
     using I = Items<T, Pairs>;
     using Item = typename I::Item;
-    const int log_p = ceil_log2(a->n);
+    const int log_p = pb::ceil_log2(a->n);
     const int64_t padded = (int64_t)1 << log_p;
     Item *items = (Item *)a->scratch;
     cudaError_t e = launch_long<T, Pairs>(a, LONG_ITEMS, LONG_LOG, padded / LONG_ITEMS, items, st);
@@ -417,7 +412,7 @@ template <class T, bool Pairs> cudaError_t launch_for(const pb_sort_args *a, cud
             (((uintptr_t)a->keys | (uintptr_t)a->out_keys) & 15) == 0) /* 16-byte pieces */
             return launch_mid_rounded<T>(
                 a, st, std::make_index_sequence<(MID_MAX - MID_MIN) / MID_STEP + 1>());
-    int log_p = ceil_log2(a->length);
+    int log_p = pb::ceil_log2(a->length);
     switch (log_p) {
     case 0:
         return launch_short<T, Pairs, 0>(a, st);
@@ -447,7 +442,7 @@ extern "C" int pb_sort_oem_plan(const pb_sort_args *a, size_t *scratch_bytes) {
     *scratch_bytes = 0;
     if (!whole_array_path(a)) return (int)cudaSuccess;
     if (a->count != 1 || a->n > (uint64_t)PB_SORT_OEM_MAX_ARRAY) return (int)cudaErrorInvalidValue;
-    size_t padded = (size_t)1 << ceil_log2(a->n);
+    size_t padded = (size_t)1 << pb::ceil_log2(a->n);
     const bool pairs = a->values != nullptr;
     return pb::with_dtype<uint32_t, int32_t, float, uint64_t, double>(a->dtype, [&](auto t) {
         using T = decltype(t);
