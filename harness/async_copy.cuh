@@ -18,27 +18,25 @@ namespace pb {
     asm volatile("cp.async." op ".shared.global" hint " [%0], [%1], %2;\n" ::"r"(to), "l"(gmem),   \
                  "n"(Bytes)                                                                        \
                  : "memory")
+#define PB_CP_ASYNC_HINTED(op)                                                                     \
+    if constexpr (kPrefetch == 256)                                                                \
+        PB_CP_ASYNC(op, ".L2::256B");                                                              \
+    else if constexpr (kPrefetch == 128)                                                           \
+        PB_CP_ASYNC(op, ".L2::128B");                                                              \
+    else                                                                                           \
+        PB_CP_ASYNC(op, "")
 template <int Bytes, int kPrefetch>
 __device__ __forceinline__ void cp_async_hinted(void *smem, const void *gmem) {
     static_assert(Bytes == 4 || Bytes == 8 || Bytes == 16, "cp.async copies 4, 8 or 16 bytes");
     static_assert(kPrefetch == 0 || kPrefetch == 128 || kPrefetch == 256, "L2 prefetch size");
     const unsigned to = (unsigned)__cvta_generic_to_shared(smem);
-    if constexpr (Bytes == 16) {
-        if constexpr (kPrefetch == 256)
-            PB_CP_ASYNC("cg", ".L2::256B");
-        else if constexpr (kPrefetch == 128)
-            PB_CP_ASYNC("cg", ".L2::128B");
-        else
-            PB_CP_ASYNC("cg", "");
+    if constexpr (Bytes == 16) { /* braces: the macro is an if-else chain */
+        PB_CP_ASYNC_HINTED("cg");
     } else {
-        if constexpr (kPrefetch == 256)
-            PB_CP_ASYNC("ca", ".L2::256B");
-        else if constexpr (kPrefetch == 128)
-            PB_CP_ASYNC("ca", ".L2::128B");
-        else
-            PB_CP_ASYNC("ca", "");
+        PB_CP_ASYNC_HINTED("ca");
     }
 }
+#undef PB_CP_ASYNC_HINTED
 #undef PB_CP_ASYNC
 
 /* 16 bytes, both addresses 16-byte aligned; bypasses L1. */
