@@ -37,7 +37,10 @@ constexpr int kTileThreads = PB_MERGE_TILE_THREADS;
  * -DPB_L2_PREFETCH, results/h200/session22-call7-merge-l2-ab*.csv): u32 k = 2 at 2^27 keys
  * 0.3407 -> 0.3347 ms (-1.8%), with values -0.5%, k = 16 -0.2 and -0.5%, u64 k = 4 -0.3%,
  * the seed's experiment -0.2%; 128 did a little less (session22-merge-l2-ab-*.csv). */
-constexpr int kTilePrefetch = 256;
+#ifndef PB_MERGE_TILE_PREFETCH
+#define PB_MERGE_TILE_PREFETCH 256
+#endif
+constexpr int kTilePrefetch = PB_MERGE_TILE_PREFETCH; /* A/B builds: -DPB_MERGE_TILE_PREFETCH=0 */
 
 template <class K, int kThreads = kTileThreads> struct Tile {
     static constexpr int kItems = sizeof(K) == 4 ? PB_MERGE_TILE_ITEMS4 : PB_MERGE_TILE_ITEMS8;
