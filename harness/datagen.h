@@ -22,7 +22,7 @@ enum pb_dist {
     PB_DIST_NEARLY_SORTED, /* sorted, with about 1% of elements replaced by random ones */
     PB_DIST_FEW_UNIQUE,    /* uniform values modulo `unique` */
     PB_DIST_ALL_EQUAL,     /* one value (42), never zero */
-    PB_DIST_SKEWED,        /* 90% of keys one value (ints: the middle; floats: 0.25), the rest uniform */
+    PB_DIST_SKEWED,        /* 90% of keys one value (ints: middle; floats: 0.25), rest uniform */
     PB_DIST_COUNT
 };
 

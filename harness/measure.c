@@ -122,10 +122,10 @@ static int gpu_batch(const struct pb_backend *b, struct pb_run *r,
                    "flag") ||
         cuda_check(r, cudaHostGetDevicePointer((void **)&d_timed_out, t->timed_out, 0), "flag"))
         return PB_MEASURE_FAILED;
-    if (blocked && cuda_check(r,
-                              (cudaError_t)pb_gpu_block_stream(t->stream, d_flag, d_timed_out,
-                                                               BLOCKER_TIMEOUT_NS),
-                              "stream blocker"))
+    if (blocked &&
+        cuda_check(
+            r, (cudaError_t)pb_gpu_block_stream(t->stream, d_flag, d_timed_out, BLOCKER_TIMEOUT_NS),
+            "stream blocker"))
         return PB_MEASURE_FAILED;
     int failed = cuda_check(r, cudaEventRecord(t->batch_start, t->stream), "event");
     int enqueued = 0;

@@ -162,7 +162,7 @@ struct pb_primitive {
  * dlopen) in the runtime's current context, not a CUDA runtime of its own: the harness
  * links the runtime statically, and after a fault it resets the device, which a second
  * runtime in the process would not know of (see tests/fault_plugin.c). */
-#define PB_PLUGIN_ABI 1
+#define PB_PLUGIN_ABI   1
 #define PB_PLUGIN_ENTRY "pb_plugin_register"
 typedef int (*pb_plugin_register_fn)(int abi, const struct pb_backend *const **backends,
                                      int *count);

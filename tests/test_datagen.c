@@ -565,7 +565,8 @@ static void test_skewed(void **state) {
     const uint64_t n = 100000;
     for (int t = 0; t < PB_DTYPE_COUNT; t++) {
         void *buf = generate(t, PB_DIST_SKEWED, n, SEED, 0, 0);
-        double hot = pb_dtype_is_float(t) ? 0.25 : ceil(type_min(t) + (type_max(t) - type_min(t)) / 2);
+        double hot =
+            pb_dtype_is_float(t) ? 0.25 : ceil(type_min(t) + (type_max(t) - type_min(t)) / 2);
         uint64_t on_hot = 0, above = 0;
         for (uint64_t i = 0; i < n; i++) {
             double v = element_double(buf, t, i);
@@ -573,7 +574,8 @@ static void test_skewed(void **state) {
             above += v > hot;
         }
         /* binomial(100000, 0.9): sd 95, so +-1000 is over 10 sd */
-        if (!(on_hot > 89000 && on_hot < 91000)) fail_msg("%s: %llu keys on %g", pb_dtype_name(t), (unsigned long long)on_hot, hot);
+        if (!(on_hot > 89000 && on_hot < 91000))
+            fail_msg("%s: %llu keys on %g", pb_dtype_name(t), (unsigned long long)on_hot, hot);
         assert_true(above > 2000 && above < 8000); /* the uniform 10% falls on both sides */
         free(buf);
     }

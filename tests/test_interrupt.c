@@ -144,27 +144,32 @@ static void resume_refuses_another_config(void **state) {
     snprintf(out, sizeof out, "%s/refused.csv", work_dir);
     snprintf(cfg, sizeof cfg, "%s/changed.json", work_dir);
     assert_int_equal(
-        run_shell("'%s' run --no-progress --time-limit 1e-6 --output '%s' '%s' >/dev/null 2>&1", bench,
-            out, slow_config),
+        run_shell("'%s' run --no-progress --time-limit 1e-6 --output '%s' '%s' >/dev/null 2>&1",
+                  bench, out, slow_config),
         1);
-    assert_int_equal(run_shell("sed 's/\"warmup\": 1/\"warmup\": 2/' '%s' > '%s'", slow_config, cfg), 0);
-    char *before = slurp(out);
-    assert_int_equal(run_shell("'%s' run --no-progress --resume --output '%s' '%s' 2>'%s/refused.txt'",
-                         bench, out, cfg, work_dir),
-                     2);
     assert_int_equal(
-        run_shell("grep -q 'meta.json: config_hash: .*different config' '%s/refused.txt'", work_dir), 0);
+        run_shell("sed 's/\"warmup\": 1/\"warmup\": 2/' '%s' > '%s'", slow_config, cfg), 0);
+    char *before = slurp(out);
+    assert_int_equal(
+        run_shell("'%s' run --no-progress --resume --output '%s' '%s' 2>'%s/refused.txt'", bench,
+                  out, cfg, work_dir),
+        2);
+    assert_int_equal(
+        run_shell("grep -q 'meta.json: config_hash: .*different config' '%s/refused.txt'",
+                  work_dir),
+        0);
     char *after = slurp(out);
     assert_string_equal(before, after);
     free(before);
     free(after);
     /* Not a primbench CSV: refused, untouched. */
     assert_int_equal(run_shell("printf 'precious\\n' > '%s'", out), 0);
-    assert_int_equal(run_shell("'%s' run --no-progress --resume --output '%s' '%s' 2>/dev/null", bench,
-                         out, slow_config),
+    assert_int_equal(run_shell("'%s' run --no-progress --resume --output '%s' '%s' 2>/dev/null",
+                               bench, out, slow_config),
                      2);
     assert_int_equal(run_shell("grep -qx precious '%s'", out), 0);
-    assert_int_equal(run_shell("'%s' run --force --resume '%s' 2>/dev/null", bench, slow_config), 2);
+    assert_int_equal(run_shell("'%s' run --force --resume '%s' 2>/dev/null", bench, slow_config),
+                     2);
 }
 
 /* Each line of a JSON Lines output as a cJSON object, asserted; returns the count. */
@@ -217,12 +222,13 @@ static void json_lines_hold_the_csv_rows(void **state) {
     char csv[512], json[512];
     snprintf(csv, sizeof csv, "%s/smoke.csv", work_dir);
     snprintf(json, sizeof json, "%s/smoke.jsonl", work_dir);
-    assert_int_equal(
-        run_shell("'%s' run --no-progress --output '%s' '%s' >/dev/null 2>&1", bench, csv, smoke_config),
-        0);
-    assert_int_equal(run_shell("'%s' run --no-progress --format json --output '%s' '%s' >/dev/null 2>&1",
-                         bench, json, smoke_config),
+    assert_int_equal(run_shell("'%s' run --no-progress --output '%s' '%s' >/dev/null 2>&1", bench,
+                               csv, smoke_config),
                      0);
+    assert_int_equal(
+        run_shell("'%s' run --no-progress --format json --output '%s' '%s' >/dev/null 2>&1", bench,
+                  json, smoke_config),
+        0);
     static cJSON *rows[512];
     int n = json_rows(json, rows, 512);
     FILE *f = fopen(csv, "rb");
@@ -268,12 +274,13 @@ static void cpu_time_limit_marks_timeout(void **state) {
     char out[512];
     snprintf(out, sizeof out, "%s/timeout.csv", work_dir);
     assert_int_equal(
-        run_shell("'%s' run --no-progress --time-limit 1e-6 --output '%s' '%s' >/dev/null 2>&1", bench,
-            out, slow_config),
+        run_shell("'%s' run --no-progress --time-limit 1e-6 --output '%s' '%s' >/dev/null 2>&1",
+                  bench, out, slow_config),
         1);
     assert_int_equal(complete_rows(out), SLOW_ROWS);
     assert_int_equal(
-        run_shell("test $(grep -c ',timeout,.*time limit of 1e-06 s.*,0,,' '%s') -eq %d", out, SLOW_ROWS),
+        run_shell("test $(grep -c ',timeout,.*time limit of 1e-06 s.*,0,,' '%s') -eq %d", out,
+                  SLOW_ROWS),
         0);
 }
 
@@ -281,9 +288,10 @@ static void profile_runs_each_case_once(void **state) {
     (void)state;
     char out[512];
     snprintf(out, sizeof out, "%s/profile.csv", work_dir);
-    assert_int_equal(run_shell("'%s' run --no-progress --profile --output '%s' '%s' >/dev/null 2>&1",
-                         bench, out, smoke_config),
-                     0);
+    assert_int_equal(
+        run_shell("'%s' run --no-progress --profile --output '%s' '%s' >/dev/null 2>&1", bench, out,
+                  smoke_config),
+        0);
     FILE *f = fopen(out, "rb");
     assert_non_null(f);
     struct pb_csv_record header, rec;

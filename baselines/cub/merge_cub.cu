@@ -36,7 +36,8 @@ template <class T>
 cudaError_t merge_two(bool pairs, const T *a, const uint32_t *av, int64_t na, const T *b,
                       const uint32_t *bv, int64_t nb, T *out, uint32_t *ov, void *temp,
                       size_t &bytes, cudaStream_t st) {
-    if (pairs) return cub::DeviceMerge::MergePairs(temp, bytes, a, av, na, b, bv, nb, out, ov, {}, st);
+    if (pairs)
+        return cub::DeviceMerge::MergePairs(temp, bytes, a, av, na, b, bv, nb, out, ov, {}, st);
     return cub::DeviceMerge::MergeKeys(temp, bytes, a, na, b, nb, out, {}, st);
 }
 
@@ -86,10 +87,10 @@ cudaError_t tree(const pb_merge_args *a, void *temp, size_t &temp_bytes, cudaStr
             }
             size_t bytes = sizing ? 0 : temp_bytes;
             cudaError_t err = merge_two<T>(
-                a->values != nullptr, sizing ? nullptr : src + b, vsrc ? (sizing ? nullptr : vsrc + b) : nullptr,
-                (int64_t)(m - b), sizing ? nullptr : src + m,
-                vsrc ? (sizing ? nullptr : vsrc + m) : nullptr, (int64_t)(e - m),
-                sizing ? nullptr : dst + b, vdst && !sizing ? vdst + b : nullptr,
+                a->values != nullptr, sizing ? nullptr : src + b,
+                vsrc ? (sizing ? nullptr : vsrc + b) : nullptr, (int64_t)(m - b),
+                sizing ? nullptr : src + m, vsrc ? (sizing ? nullptr : vsrc + m) : nullptr,
+                (int64_t)(e - m), sizing ? nullptr : dst + b, vdst && !sizing ? vdst + b : nullptr,
                 sizing ? nullptr : temp, bytes, st);
             if (err != cudaSuccess) return err;
             if (bytes > need) need = bytes;
