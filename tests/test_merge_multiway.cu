@@ -162,26 +162,28 @@ static void first_not_below_is_a_bound(void **state) {
 
 static void pass_shapes(void **state) {
     (void)state;
-    for (uint32_t k = 2; k <= 4096; k++) {
-        Passes p;
-        assert_true(plan_passes(k, p));
-        uint64_t lists = 1;
-        for (int i = 0; i < p.count; i++) {
-            assert_true(p.group[i] >= 2 && p.group[i] <= kMaxGroup);
-            assert_int_equal(p.stride[i], lists);
-            lists *= p.group[i];
-        }
-        assert_true(lists >= k); /* the last pass holds them all */
-        if (p.count == 2) assert_true(p.stride[1] * (p.group[1] - 1) < k); /* none idle */
-        for (int i = 0; i < p.count; i++) {
-            const uint32_t tiles[] = {7680, 4608};
-            for (uint32_t t : tiles) {
-                const uint32_t S = sample_stride(t, p.group[i]);
-                assert_true(samples_per_tile(t, p.group[i], S) >= 3 * p.group[i] || S == 8);
-                assert_true((samples_per_tile(t, p.group[i], S) + p.group[i]) * S <= t);
+    for (uint32_t most : {kOnePassMost, kMaxGroup})
+        for (uint32_t k = 2; k <= 4096; k++) {
+            Passes p;
+            assert_true(plan_passes(k, p, most));
+            assert_int_equal(p.count, k <= most ? 1 : 2);
+            uint64_t lists = 1;
+            for (int i = 0; i < p.count; i++) {
+                assert_true(p.group[i] >= 2 && p.group[i] <= kMaxGroup);
+                assert_int_equal(p.stride[i], lists);
+                lists *= p.group[i];
+            }
+            assert_true(lists >= k); /* the last pass holds them all */
+            if (p.count == 2) assert_true(p.stride[1] * (p.group[1] - 1) < k); /* none idle */
+            for (int i = 0; i < p.count; i++) {
+                const uint32_t tiles[] = {7680, 4608};
+                for (uint32_t t : tiles) {
+                    const uint32_t S = sample_stride(t, p.group[i]);
+                    assert_true(samples_per_tile(t, p.group[i], S) >= 3 * p.group[i] || S == 8);
+                    assert_true((samples_per_tile(t, p.group[i], S) + p.group[i]) * S <= t);
+                }
             }
         }
-    }
     Passes p;
     assert_false(plan_passes(4097, p));
 }

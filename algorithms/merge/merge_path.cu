@@ -384,9 +384,10 @@ Scratch carve(const pb_merge_args *a, const Plan &p, bool pairs, void *base, siz
  *   and 1.17x), 2^21 from 4 (0.96 and 1.00x; 2^20 not measured).
  * (Session 21 measured lower switches for 4-byte keys, against rounds whose split then
  * took one lane a tile; the faster split moved them.) */
-inline uint64_t multiway_min_keys(uint32_t k, size_t key_bytes, bool pairs) {
+inline uint64_t multiway_min_keys(uint32_t k, size_t key_bytes, bool pairs,
+                                  uint32_t one_pass_most) {
     pb::merge::multiway::Passes shape;
-    const int passes = pb::merge::multiway::plan_passes(k, shape) ? shape.count : 2;
+    const int passes = pb::merge::multiway::plan_passes(k, shape, one_pass_most) ? shape.count : 2;
     const int rounds = pb::ceil_log2(k);
     const int saved = rounds <= 2 * passes ? 0 : rounds < 4 * passes ? 1 : 2;
     static const int kLog2Keys[2][2][3] = {{{26, 24, 24}, {24, 22, 22}},  /* keys alone */
@@ -412,9 +413,10 @@ inline Method forced_method() {
     if (e && strcmp(e, "sort") == 0) return kBySort;
     return kBySize;
 }
-inline bool use_multiway(const pb_merge_args *a, size_t key_bytes, bool pairs, Method m) {
-    return m == kByMultiway ||
-           (m == kBySize && a->k >= 3 && a->n >= multiway_min_keys(a->k, key_bytes, pairs));
+inline bool use_multiway(const pb_merge_args *a, size_t key_bytes, bool pairs,
+                         uint32_t one_pass_most, Method m) {
+    return m == kByMultiway || (m == kBySize && a->k >= 3 &&
+                                a->n >= multiway_min_keys(a->k, key_bytes, pairs, one_pass_most));
 }
 /* The item count's type for the kSortKeys sorts, which CUB's tuning follows: H200, 2^27
  * keys, k = 1024 and 4096 (configs/tests/merge-sort-items.json): keys alone 3.13 ms for u32
@@ -462,8 +464,10 @@ cudaError_t make_plan(const pb_merge_args *a, bool pairs, Plan &p, bool configur
             (uint32_t *)nullptr, (uint32_t)a->n, 0, (int)sizeof(O) * 8);
     }
     pb_merge_multiway::Pass shapes[pb::merge::multiway::kMaxPasses];
-    if (use_multiway(a, sizeof(K), pairs, method) &&
-        pb::merge::multiway::plan_passes(a->k, p.passes) && shape_passes<K>(a, p.passes, shapes)) {
+    const uint32_t one_pass_most = pb::merge::one_pass_most<K>(pairs);
+    if (use_multiway(a, sizeof(K), pairs, one_pass_most, method) &&
+        pb::merge::multiway::plan_passes(a->k, p.passes, one_pass_most) &&
+        shape_passes<K>(a, p.passes, shapes)) {
         p.mode = kMultiway;
         return configure ? pb_merge_multiway::configure<K>() : cudaSuccess;
     }

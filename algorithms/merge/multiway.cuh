@@ -25,6 +25,7 @@
 #include <cub/block/block_scan.cuh>
 
 #include "async_copy.cuh"
+#include "bucket_tile.cuh"
 #include "merge_search.cuh"
 #include "merge_tile.cuh"
 #include "multiway_plan.cuh"
@@ -169,8 +170,10 @@ template <class K> struct SampleSink {
     uint32_t shift;
 };
 
-/* Block t merges tile t: the stretches between its two rows of cuts. */
-template <class K, bool kPairs>
+/* Block t merges tile t: the stretches between its two rows of cuts. kBucket: a pass whose
+ * groups are bucketed (bucketed_tile of G); a kernel of its own, so that the others carry
+ * none of its code (in one kernel they took 1 to 4% more time, H200, session 24). */
+template <class K, bool kPairs, bool kBucket>
 __global__ void __launch_bounds__(kTileThreads, tile_blocks<K>(kPairs))
     tile_kernel(const K *__restrict__ keys, const uint32_t *__restrict__ values, uint32_t runs,
                 uint32_t G, const uint32_t *__restrict__ tile_start, uint32_t groups,
@@ -241,30 +244,42 @@ __global__ void __launch_bounds__(kTileThreads, tile_blocks<K>(kPairs))
     pb::commit_async();
     pb::wait_async_all();
     __syncthreads();
-    const int in = merge_tile<K, kPairs>(buf, seg_off, S, D);
+    /* bucketed (output o at position order[o] of buffer 0), else merged in rounds */
+    const uint16_t *order = nullptr;
+    if constexpr (kBucket)
+        if (bucketed_tile<K, kPairs>(S)) order = bucket_tile<K, kPairs>(buf, seg_off, S, D);
+    const int in = order ? 0 : merge_tile<K, kPairs>(buf, seg_off, S, D);
     const K *mk = buf.keys(in);
     const uint32_t *mv = buf.values(in);
     const uint32_t out = row_out[row];
+    /* the tile out, and the next pass's samples from it; written twice so that a merged
+     * tile's writes test nothing a key (place: where output o lies in the buffers) */
+    auto write_out = [&](auto place) {
 #pragma unroll
-    for (int j = 0; j < I; j++) {
-        const int o = (int)th + j * kTileThreads;
-        if (o < D) {
-            out_keys[out + o] = mk[o];
-            if (kPairs) out_values[out + o] = mv[o];
+        for (int j = 0; j < I; j++) {
+            const int o = (int)th + j * kTileThreads;
+            if (o < D) {
+                out_keys[out + o] = mk[place(o)];
+                if (kPairs) out_values[out + o] = mv[place(o)];
+            }
         }
-    }
-    if (sink.keys) { /* the tile's group is the next pass's run g: its samples in the tile */
-        const uint32_t rs = sink.run_off[g], first = sink.smp_off[g];
-        const uint32_t mask = (1u << sink.shift) - 1;
-        /* the tile's first sample, then every 2^shift-th key: a thread a sample */
-        const uint32_t o0 = ((out - rs + mask) & ~mask) - (out - rs);
-        for (uint32_t o = o0 + (th << sink.shift); o < (uint32_t)D;
-             o += kTileThreads << sink.shift) {
-            const uint32_t at = out + o, s = first + ((at - rs) >> sink.shift);
-            sink.keys[s] = mk[o];
-            sink.tags[s] = at;
+        if (sink.keys) { /* the tile's group is the next pass's run g: its samples in the tile */
+            const uint32_t rs = sink.run_off[g], first = sink.smp_off[g];
+            const uint32_t mask = (1u << sink.shift) - 1;
+            /* the tile's first sample, then every 2^shift-th key: a thread a sample */
+            const uint32_t o0 = ((out - rs + mask) & ~mask) - (out - rs);
+            for (uint32_t o = o0 + (th << sink.shift); o < (uint32_t)D;
+                 o += kTileThreads << sink.shift) {
+                const uint32_t at = out + o, s = first + ((at - rs) >> sink.shift);
+                sink.keys[s] = mk[place((int)o)];
+                sink.tags[s] = at;
+            }
         }
-    }
+    };
+    if (kBucket && order)
+        write_out([order](int o) { return (int)order[o]; });
+    else
+        write_out([](int o) { return o; });
 }
 
 /* ---- host side ---------------------------------------------------------------------- */
@@ -337,12 +352,12 @@ template <class C> void carve_pass(C &c, Pass &p, size_t key_bytes) {
 
 /* Shared memory past 48 KB for the tile kernels (untimed, once). */
 template <class K> cudaError_t configure() {
-    cudaError_t e =
-        cudaFuncSetAttribute(tile_kernel<K, true>, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                             (int)tile_smem_bytes<K>(true));
-    if (e == cudaSuccess)
-        e = cudaFuncSetAttribute(tile_kernel<K, false>, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                 (int)tile_smem_bytes<K>(false));
+    const int pairs = (int)tile_smem_bytes<K>(true), alone = (int)tile_smem_bytes<K>(false);
+    const cudaFuncAttribute max = cudaFuncAttributeMaxDynamicSharedMemorySize;
+    cudaError_t e = cudaFuncSetAttribute(tile_kernel<K, true, false>, max, pairs);
+    if (e == cudaSuccess) e = cudaFuncSetAttribute(tile_kernel<K, true, true>, max, pairs);
+    if (e == cudaSuccess) e = cudaFuncSetAttribute(tile_kernel<K, false, false>, max, alone);
+    if (e == cudaSuccess) e = cudaFuncSetAttribute(tile_kernel<K, false, true>, max, alone);
     return e;
 }
 
@@ -397,14 +412,20 @@ cudaError_t run_level(const Pass &p, int l, const K *keys, const uint32_t *value
         keys, run_off, v.runs, v.G, v.tile_start, v.groups, v.smp_off,
         static_cast<const K *>(v.smp_keys), static_cast<const K *>(v.merged_keys), v.merged_tags,
         v.S, v.m, v.max_rows, v.rows, v.row_out);
-    if (values)
-        tile_kernel<K, true><<<v.max_tiles, kTileThreads, tile_smem_bytes<K>(true), stream>>>(
-            keys, values, v.runs, v.G, v.tile_start, v.groups, v.rows, v.row_out, out, out_values,
+    auto launch = [&](auto kernel, const uint32_t *vals, uint32_t *out_vals, bool pairs) {
+        kernel<<<v.max_tiles, kTileThreads, tile_smem_bytes<K>(pairs), stream>>>(
+            keys, vals, v.runs, v.G, v.tile_start, v.groups, v.rows, v.row_out, out, out_vals,
             sink);
+    };
+    const int G = (int)v.G;
+    if (values && bucketed_tile<K, true>(G))
+        launch(tile_kernel<K, true, true>, values, out_values, true);
+    else if (values)
+        launch(tile_kernel<K, true, false>, values, out_values, true);
+    else if (bucketed_tile<K, false>(G))
+        launch(tile_kernel<K, false, true>, nullptr, nullptr, false);
     else
-        tile_kernel<K, false><<<v.max_tiles, kTileThreads, tile_smem_bytes<K>(false), stream>>>(
-            keys, nullptr, v.runs, v.G, v.tile_start, v.groups, v.rows, v.row_out, out, nullptr,
-            sink);
+        launch(tile_kernel<K, false, false>, nullptr, nullptr, false);
     return cudaGetLastError();
 }
 

@@ -37,10 +37,14 @@ __host__ __device__ inline uint32_t ceil_div(uint64_t a, uint64_t b) {
     return (uint32_t)((a + b - 1) / b);
 }
 
-/* false when k needs more passes than kMaxPasses. Two passes split k evenly (32 x 32 for
- * 1024), since a tile's work grows with log2 of its group. */
-__host__ __device__ inline bool plan_passes(uint32_t k, Passes &p) {
-    if (k <= kOnePassMost) {
+/* false when k needs more passes than kMaxPasses. one_pass_most: the most lists one pass
+ * merges (more than kOnePassMost where bucketed tiles make a pass cost about the same
+ * whatever its group, bucket_tile.cuh's one_pass_most). Two passes split k evenly (32 x 32
+ * for 1024), since a tile's work grows with log2 of its group, and groups of 64 cost the
+ * partition more samples. */
+__host__ __device__ inline bool plan_passes(uint32_t k, Passes &p,
+                                            uint32_t one_pass_most = kOnePassMost) {
+    if (k <= one_pass_most && k <= kMaxGroup) {
         p.count = 1;
         p.group[0] = k;
         p.stride[0] = 1;

@@ -27,6 +27,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <algorithm>
+
 #include <cub/block/block_scan.cuh>
 #include <cub/device/device_scan.cuh>
 
@@ -556,7 +558,7 @@ template <class T, class Digit, bool kPairs> Plan make_plan(const pb_multisplit_
          * up (configs/tests/multisplit-count-l2-ab.json, session23-multisplit-onewave-*):
          * keys alone at 2^28 2.0 to 2.2% less (8, 40 and 1024 bins), every other case of
          * 2^20 to 2^28 keys, pairs and u64 within 0.4%. */
-        p.split = (uint32_t)(count_resident / p.slices > 0 ? count_resident / p.slices : 1);
+        p.split = (uint32_t)std::max<uint64_t>(count_resident / p.slices, 1);
         /* but at least kCountMinKeys keys a piece: each piece also clears, flushes and scans
          * its digits' counters, which at 2^20 keys and hundreds of digits outweighed its keys */
         const uint64_t most = p.span / kCountMinKeys;

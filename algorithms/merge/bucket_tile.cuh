@@ -1,0 +1,211 @@
+/* A multiway tile's merge in a constant number of steps, whatever its number of stretches:
+ * a stable sort of the tile by (key, position in the tile), which is the merge because the
+ * stretches lie in the tile in list order. A tile is a narrow slice of the merged order, so
+ * its keys spread over [min, max] about evenly; they are bucketed linearly over that range
+ * (about one key a bucket, shared-memory atomics), the buckets scanned, the tile's
+ * positions scattered into bucket order, and each bucket of two keys or more sorted by a
+ * thread. A tile where some bucket holds
+ * more than kBucketMost keys (many equal keys, or clustered ones) is left to the pairwise
+ * rounds (merge_tile), so the cost a key stays bounded. */
+#pragma once
+
+#include <stdint.h>
+
+#include <cub/block/block_scan.cuh>
+
+#include "merge_keys.cuh"
+#include "merge_tile.cuh"
+#include "multiway_plan.cuh"
+
+namespace pb::merge {
+
+/* The pairwise rounds a tile must need before it is bucketed instead. Bucketing every tile
+ * against rounds only (H200, 2^27 keys, multiway passes forced, configs/tests/
+ * merge-bucket-ab.json, results/h200/session24-merge-bucket-ab-*.csv), time change by
+ * rounds a tile: 8-byte keys 2 rounds +31%, 3 +5 and +4%, 4 -13%, the seed's f64
+ * experiment (5) -23%; 4-byte keys with values 2 +41%, 3 +12%, 4 -6%, 5 -18%; 4-byte keys
+ * alone 2 +73%, 3 +37%, 4 +11 and +12% (f32 +24%), 5 -8%, 6 -20%. A/B builds:
+ * -DPB_MERGE_BUCKET_ROUNDS8=N and so on (1: always, 99: never). */
+#ifndef PB_MERGE_BUCKET_ROUNDS8
+#define PB_MERGE_BUCKET_ROUNDS8 4
+#endif
+#ifndef PB_MERGE_BUCKET_ROUNDS4_PAIRS
+#define PB_MERGE_BUCKET_ROUNDS4_PAIRS 4
+#endif
+#ifndef PB_MERGE_BUCKET_ROUNDS4
+#define PB_MERGE_BUCKET_ROUNDS4 5
+#endif
+#ifndef PB_MERGE_BUCKET_MOST
+#define PB_MERGE_BUCKET_MOST 16
+#endif
+template <class K, bool kPairs> __host__ __device__ constexpr int bucket_min_rounds() {
+    return sizeof(K) == 8 ? PB_MERGE_BUCKET_ROUNDS8
+                          : (kPairs ? PB_MERGE_BUCKET_ROUNDS4_PAIRS : PB_MERGE_BUCKET_ROUNDS4);
+}
+/* The most lists one multiway pass merges (plan_passes): with 8-byte keys, or values, a
+ * pass of up to 64 lists is bucketed, and costs less than two passes of 8 (H200, 2^27 keys,
+ * multiway forced, k = 64, merge-bucket-ab.json: u64 19% and u32 with values 24% less
+ * time); 4-byte keys alone keep kOnePassMost (one bucketed pass of 64: 1.9% more). */
+template <class K> __host__ __device__ constexpr uint32_t one_pass_most(bool pairs) {
+    return (sizeof(K) == 8 || pairs) &&
+                   (pairs ? bucket_min_rounds<K, true>() : bucket_min_rounds<K, false>()) <= 6
+               ? multiway::kMaxGroup
+               : multiway::kOnePassMost;
+}
+/* Whether a tile of S segments is bucketed: ceil(log2 S) rounds at least the above. */
+template <class K, bool kPairs> __host__ __device__ inline bool bucketed_tile(int S) {
+    constexpr int r = bucket_min_rounds<K, kPairs>();
+    if constexpr (r > 16)
+        return false; /* never */
+    else
+        return S > (1 << (r - 1));
+}
+constexpr int kBucketMost = PB_MERGE_BUCKET_MOST;
+
+/* Buckets a tile: a multiple of 2 kThreads (two 16-bit counters a word, whole words a
+ * thread in the scan), at most one a key. */
+template <class K, int kThreads> __host__ __device__ constexpr int tile_buckets() {
+    return (int)(Tile<K, kThreads>::kSize / (2 * kThreads)) * 2 * kThreads;
+}
+
+/* The scratch the bucketing uses is the buffer the rounds would write first (the second key
+ * buffer, or with 4-byte keys and values the second value buffer): 16-bit counters, then
+ * the tile's positions in bucket order. */
+template <class K, bool kPairs, int kThreads>
+__device__ inline unsigned char *bucket_scratch(const TileBuffers<K, kPairs, kThreads> &b) {
+    return keys_ping_pong<K>(kPairs) ? reinterpret_cast<unsigned char *>(b.keys(1))
+                                     : reinterpret_cast<unsigned char *>(b.values(1));
+}
+static_assert(Tile<uint32_t>::kSize * 2 + tile_buckets<uint32_t, kTileThreads>() * 2 <=
+                  Tile<uint32_t>::kSize * 4,
+              "counters and positions fit one buffer");
+
+#ifdef __CUDACC__
+/* Sorts the tile (keys in b.keys(0), D of them, S segments): returns order, where output o
+ * is keys(0)[order[o]] (and values(0)[order[o]]), if its keys spread over the buckets, else
+ * null, the scratch spoilt and the tile intact.
+ * Every thread of the block calls it. */
+template <class K, bool kPairs, int kThreads>
+__device__ const uint16_t *bucket_tile(const TileBuffers<K, kPairs, kThreads> &b,
+                                       const uint16_t *seg_off, int S, int D) {
+    using U = ordered_t<K>;
+    constexpr int I = Tile<K, kThreads>::kItems;
+    constexpr int kBuckets = tile_buckets<K, kThreads>();
+    constexpr int kWords = kBuckets / 2 / kThreads; /* counter words a thread scans */
+    using Scan = cub::BlockScan<uint32_t, kThreads, cub::BLOCK_SCAN_WARP_SCANS>;
+    __shared__ typename Scan::TempStorage scan;
+    __shared__ U lo_shared;
+    __shared__ uint32_t shift_shared, mul_shared;
+    const K *sk = b.keys(0);
+    uint32_t *count = reinterpret_cast<uint32_t *>(bucket_scratch(b));
+    uint16_t *order = reinterpret_cast<uint16_t *>(count + kBuckets / 2);
+    const int th = (int)threadIdx.x;
+
+    /* The tile's range: its segments' first and last keys, a warp. */
+    if (th < 32) {
+        U lo = ~(U)0, hi = 0;
+        for (int s = th; s < S; s += 32) {
+            if (seg_off[s] < seg_off[s + 1]) {
+                lo = min(lo, ordered_bits(sk[seg_off[s]]));
+                hi = max(hi, ordered_bits(sk[seg_off[s + 1] - 1]));
+            }
+        }
+        for (int d = 16; d > 0; d >>= 1) {
+            lo = min(lo, (U)__shfl_xor_sync(0xffffffffu, lo, d));
+            hi = max(hi, (U)__shfl_xor_sync(0xffffffffu, hi, d));
+        }
+        if (th == 0) {
+            /* bucket = d * kBuckets / (span + 1) on the span's top 32 bits; a span below
+             * kBuckets is bucketed by value (mul 0) */
+            const U span = hi - lo;
+            const int bits = 64 - __clzll((long long)(unsigned long long)span);
+            const uint32_t shift = bits > 32 ? (uint32_t)(bits - 32) : 0;
+            const uint64_t top = (uint64_t)(span >> shift);
+            lo_shared = lo;
+            shift_shared = shift;
+            mul_shared =
+                top < (uint64_t)kBuckets ? 0 : (uint32_t)(((uint64_t)kBuckets << 32) / (top + 1));
+        }
+    }
+    for (int w = th; w < kBuckets / 2; w += kThreads) count[w] = 0;
+    __syncthreads();
+    const U lo = lo_shared;
+    const uint32_t shift = shift_shared, mul = mul_shared;
+    auto bucket_of = [&](K key) {
+        const uint32_t d = (uint32_t)((ordered_bits(key) - lo) >> shift);
+        return mul ? __umulhi(d, mul) : d;
+    };
+
+    /* Each key takes a slot in its bucket, kept as 16 bits (two a register, for the
+     * register budget of three blocks an SM; its bucket is worked out again). */
+    uint32_t mine[(I + 1) / 2] = {};
+    auto keep = [&](int j, uint32_t x) { mine[j >> 1] |= x << ((j & 1) * 16); };
+    auto kept = [&](int j) { return (mine[j >> 1] >> ((j & 1) * 16)) & 0xffff; };
+#pragma unroll
+    for (int j = 0; j < I; j++) {
+        const int i = th + j * kThreads;
+        if (i < D) {
+            const uint32_t bk = bucket_of(sk[i]), half = (bk & 1) * 16;
+            keep(j, (atomicAdd(&count[bk >> 1], 1u << half) >> half) & 0xffff);
+        }
+    }
+    __syncthreads();
+
+    /* Counts to starts (each thread kWords consecutive words); the largest bucket decides. */
+    uint32_t sum = 0, most = 0;
+#pragma unroll
+    for (int w = 0; w < kWords; w++) {
+        const uint32_t c = count[th * kWords + w], c0 = c & 0xffff, c1 = c >> 16;
+        sum += c0 + c1;
+        most = max(most, max(c0, c1));
+    }
+    uint32_t at;
+    Scan(scan).ExclusiveSum(sum, at);
+#pragma unroll
+    for (int w = 0; w < kWords; w++) {
+        const uint32_t c = count[th * kWords + w], c0 = c & 0xffff, c1 = c >> 16;
+        count[th * kWords + w] = at | (at + c0) << 16;
+        at += c0 + c1;
+    }
+    if (__syncthreads_or(most > (uint32_t)kBucketMost)) return nullptr;
+    auto start_of = [&](uint32_t bk) {
+        return bk < (uint32_t)kBuckets ? (count[bk >> 1] >> ((bk & 1) * 16)) & 0xffff : (uint32_t)D;
+    };
+
+    /* Positions in bucket order. */
+#pragma unroll
+    for (int j = 0; j < I; j++) {
+        const int i = th + j * kThreads;
+        if (i < D) order[start_of(bucket_of(sk[i])) + kept(j)] = (uint16_t)i;
+    }
+    __syncthreads();
+
+    /* Each bucket put in (key, position) order where it holds two keys or more: an
+     * insertion sort, a thread a bucket (about one key a bucket, so little to do). */
+    for (int w = th; w < kBuckets / 2; w += kThreads) {
+        const uint32_t c = count[w],
+                       next = w + 1 < kBuckets / 2 ? count[w + 1] & 0xffff : (uint32_t)D;
+        const uint32_t bounds[3] = {c & 0xffff, c >> 16, next};
+#pragma unroll
+        for (int h = 0; h < 2; h++) {
+            const uint32_t s0 = bounds[h], s1 = bounds[h + 1];
+            for (uint32_t p = s0 + 1; p < s1; p++) {
+                const int q = order[p];
+                const K key = sk[q];
+                uint32_t at = p;
+                for (; at > s0; at--) {
+                    const int r = order[at - 1];
+                    const K other = sk[r];
+                    if (!(key < other || (!(other < key) && q < r))) break;
+                    order[at] = (uint16_t)r;
+                }
+                order[at] = (uint16_t)q;
+            }
+        }
+    }
+    __syncthreads();
+    return order;
+}
+#endif
+
+} // namespace pb::merge
