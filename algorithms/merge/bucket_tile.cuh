@@ -4,9 +4,9 @@
  * its keys spread over [min, max] about evenly; they are bucketed linearly over that range
  * (about one key a bucket, shared-memory atomics), the buckets scanned, the tile's
  * positions scattered into bucket order, and each bucket of two keys or more sorted by a
- * thread. A tile where some bucket holds
- * more than kBucketMost keys (many equal keys, or clustered ones) is left to the pairwise
- * rounds (merge_tile), so the cost a key stays bounded. */
+ * thread. A tile where some bucket holds more than kBucketMost keys (many equal keys, or
+ * clustered ones) is left to the pairwise rounds (merge_tile), so the cost a key stays
+ * bounded. */
 #pragma once
 
 #include <stdint.h>
