@@ -76,9 +76,6 @@ __device__ inline unsigned char *bucket_scratch(const TileBuffers<K, kPairs, kTh
     return keys_ping_pong<K>(kPairs) ? reinterpret_cast<unsigned char *>(b.keys(1))
                                      : reinterpret_cast<unsigned char *>(b.values(1));
 }
-static_assert(Tile<uint32_t>::kSize * 2 + tile_buckets<uint32_t, kTileThreads>() * 2 <=
-                  Tile<uint32_t>::kSize * 4,
-              "counters and positions fit one buffer");
 
 #ifdef __CUDACC__
 /* Sorts the tile (keys in b.keys(0), D of them, S segments): returns order, where output o
@@ -92,6 +89,9 @@ __device__ const uint16_t *bucket_tile(const TileBuffers<K, kPairs, kThreads> &b
     constexpr int I = Tile<K, kThreads>::kItems;
     constexpr int kBuckets = tile_buckets<K, kThreads>();
     constexpr int kWords = kBuckets / 2 / kThreads; /* counter words a thread scans */
+    /* either scratch buffer holds at least 4 bytes a key */
+    static_assert(kBuckets * 2 + Tile<K, kThreads>::kSize * 2 <= Tile<K, kThreads>::kSize * 4,
+                  "counters and positions fit one buffer");
     using Scan = cub::BlockScan<uint32_t, kThreads, cub::BLOCK_SCAN_WARP_SCANS>;
     __shared__ typename Scan::TempStorage scan;
     __shared__ U lo_shared;
@@ -118,7 +118,7 @@ __device__ const uint16_t *bucket_tile(const TileBuffers<K, kPairs, kThreads> &b
             /* bucket = d * kBuckets / (span + 1) on the span's top 32 bits; a span below
              * kBuckets is bucketed by value (mul 0) */
             const U span = hi - lo;
-            const int bits = 64 - __clzll((long long)(unsigned long long)span);
+            const int bits = 64 - __clzll((long long)span);
             const uint32_t shift = bits > 32 ? (uint32_t)(bits - 32) : 0;
             const uint64_t top = (uint64_t)(span >> shift);
             lo_shared = lo;
@@ -182,24 +182,21 @@ __device__ const uint16_t *bucket_tile(const TileBuffers<K, kPairs, kThreads> &b
 
     /* Each bucket put in (key, position) order where it holds two keys or more: an
      * insertion sort, a thread a bucket (about one key a bucket, so little to do). */
-    for (int w = th; w < kBuckets / 2; w += kThreads) {
-        const uint32_t c = count[w],
-                       next = w + 1 < kBuckets / 2 ? count[w + 1] & 0xffff : (uint32_t)D;
-        const uint32_t bounds[3] = {c & 0xffff, c >> 16, next};
+    for (int w = th; w < kBuckets / 2; w += kThreads) { /* a thread a counter word's two */
 #pragma unroll
-        for (int h = 0; h < 2; h++) {
-            const uint32_t s0 = bounds[h], s1 = bounds[h + 1];
+        for (uint32_t bk = 2 * w; bk < 2u * w + 2; bk++) {
+            const uint32_t s0 = start_of(bk), s1 = start_of(bk + 1);
             for (uint32_t p = s0 + 1; p < s1; p++) {
                 const int q = order[p];
                 const K key = sk[q];
-                uint32_t at = p;
-                for (; at > s0; at--) {
-                    const int r = order[at - 1];
+                uint32_t to = p;
+                for (; to > s0; to--) {
+                    const int r = order[to - 1];
                     const K other = sk[r];
                     if (!(key < other || (!(other < key) && q < r))) break;
-                    order[at] = (uint16_t)r;
+                    order[to] = (uint16_t)r;
                 }
-                order[at] = (uint16_t)q;
+                order[to] = (uint16_t)q;
             }
         }
     }
