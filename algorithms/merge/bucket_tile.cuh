@@ -187,17 +187,26 @@ __device__ const uint16_t *bucket_tile(const TileBuffers<K, kPairs, kThreads> &b
      * thread a counter word took 38% of the seed's tile kernel's instructions, ncu). */
     {
         const uint32_t s0 = start_of(2 * kWords * th), s1 = start_of(2 * kWords * (th + 1));
+        /* the largest so far, at p - 1: most keys come after it and stay, tested in registers */
+        const int top_q0 = s0 < s1 ? order[s0] : 0;
+        int top_q = top_q0;
+        K top = s0 < s1 ? sk[top_q0] : K{};
         for (uint32_t p = s0 + 1; p < s1; p++) {
             const int q = order[p];
             const K key = sk[q];
-            uint32_t to = p;
+            if (top < key || (!(key < top) && top_q < q)) {
+                top = key, top_q = q;
+                continue;
+            }
+            order[p] = (uint16_t)top_q;
+            uint32_t to = p - 1;
             for (; to > s0; to--) {
                 const int r = order[to - 1];
                 const K other = sk[r];
                 if (!(key < other || (!(other < key) && q < r))) break;
                 order[to] = (uint16_t)r;
             }
-            if (to != p) order[to] = (uint16_t)q;
+            order[to] = (uint16_t)q;
         }
     }
     __syncthreads();
