@@ -20,16 +20,21 @@ namespace pb::merge {
 
 /* The pairwise rounds a tile must need before it is bucketed instead. Bucketing every tile
  * against rounds only (H200, 2^27 keys, multiway passes forced, configs/tests/
- * merge-bucket-ab.json, results/h200/session24-merge-bucket-ab-*.csv), time change by
- * rounds a tile: 8-byte keys 2 rounds +31%, 3 +5 and +4%, 4 -13%, the seed's f64
- * experiment (5) -23%; 4-byte keys with values 2 +41%, 3 +12%, 4 -6%, 5 -18%; 4-byte keys
- * alone 2 +73%, 3 +37%, 4 +11 and +12% (f32 +24%), 5 -8%, 6 -20%. A/B builds:
- * -DPB_MERGE_BUCKET_ROUNDS8=N and so on (1: always, 99: never). */
+ * merge-bucket-ab.json, results/h200/session24-merge-bucket-ab-*.csv, session 24's bucket
+ * sort), time change by rounds a tile: 8-byte keys 2 rounds +31%, 3 +5 and +4%, 4 -13%, the
+ * seed's f64 experiment (5) -23%; 4-byte keys with values 2 +41%, 3 +12%, 4 -6%, 5 -18%;
+ * 4-byte keys alone 2 +73%, 3 +37%, 4 +11 and +12% (f32 +24%), 5 -8%, 6 -20%. With session
+ * 25's cheaper sort, one round lower against these (configs/tests/merge-threshold-ab.json,
+ * results/h200/session25-merge-threshold-ab*.csv, 2^24 and 2^27 keys): 3 rounds of u64
+ * -3.6 and -2.4%, f64 +1.6 and -0.8%, u32 with values -3.7 and -3.8%; 4 rounds of u32 alone
+ * -0.3 and -0.8% but f32 -7.2 and +24.9% (its uniform keys repeat at 2^27 and its tiles fall
+ * back to the rounds), so 4-byte keys alone keep 5. A/B builds: -DPB_MERGE_BUCKET_ROUNDS8=N
+ * and so on (1: always, 99: never). */
 #ifndef PB_MERGE_BUCKET_ROUNDS8
-#define PB_MERGE_BUCKET_ROUNDS8 4
+#define PB_MERGE_BUCKET_ROUNDS8 3
 #endif
 #ifndef PB_MERGE_BUCKET_ROUNDS4_PAIRS
-#define PB_MERGE_BUCKET_ROUNDS4_PAIRS 4
+#define PB_MERGE_BUCKET_ROUNDS4_PAIRS 3
 #endif
 #ifndef PB_MERGE_BUCKET_ROUNDS4
 #define PB_MERGE_BUCKET_ROUNDS4 5
@@ -41,13 +46,13 @@ template <class K, bool kPairs> __host__ __device__ constexpr int bucket_min_rou
     return sizeof(K) == 8 ? PB_MERGE_BUCKET_ROUNDS8
                           : (kPairs ? PB_MERGE_BUCKET_ROUNDS4_PAIRS : PB_MERGE_BUCKET_ROUNDS4);
 }
-/* The most lists one multiway pass merges (plan_passes): with 8-byte keys, or values, a
- * pass of up to 64 lists is bucketed, and costs less than two passes of 8 (H200, 2^27 keys,
- * multiway forced, k = 64, merge-bucket-ab.json: u64 19% and u32 with values 24% less
- * time); 4-byte keys alone keep kOnePassMost (one bucketed pass of 64: 1.9% more). */
+/* The most lists one multiway pass merges (plan_passes): where a tile of 64 stretches is
+ * bucketed, a pass of up to 64 lists, which costs less than two passes of 8 (H200, 2^27
+ * keys, multiway forced, k = 64, merge-bucket-ab.json: u64 19% and u32 with values 24% less
+ * time; u32 alone, session 25's bucket sort, merge-threshold-ab.json: k = 48 and 64 13 and
+ * 11% less at 2^24 keys, 21 and 14% at 2^27), else kOnePassMost. */
 template <class K> __host__ __device__ constexpr uint32_t one_pass_most(bool pairs) {
-    return (sizeof(K) == 8 || pairs) &&
-                   (pairs ? bucket_min_rounds<K, true>() : bucket_min_rounds<K, false>()) <= 6
+    return (pairs ? bucket_min_rounds<K, true>() : bucket_min_rounds<K, false>()) <= 6
                ? multiway::kMaxGroup
                : multiway::kOnePassMost;
 }

@@ -26,8 +26,8 @@
  *
  * Rounds ping-pong between scratch buffers, arranged so the last lands in the output. k = 1
  * is a copy. Beyond kMaxRoundLists lists (more than 12 rounds), and for 4-byte keys from
- * 512 lists on (256 below 2^26 keys: sort_beats_merge), the merge is CUB's radix sort:
- * stable, so the same order, and fewer passes than the rounds. 4-byte keys are sorted as
+ * 256 lists on below a size that grows with k (sort_beats_merge), the merge is CUB's radix
+ * sort: stable, so the same order, and fewer passes than the rounds. 4-byte keys are sorted as
  * they are (with their values); 8-byte keys as (ordered key, input index) pairs, then
  * gathered. */
 #include <cuda_runtime.h>
@@ -395,12 +395,25 @@ inline uint64_t multiway_min_keys(uint32_t k, size_t key_bytes, bool pairs,
     return 1ull << kLog2Keys[pairs][key_bytes == 8][saved];
 }
 
-/* Where a CUB radix sort of 4-byte keys beats the merge (H200, u32, merge/path
- * against merge/cub-sort in results/h200/kway_merge.csv with session 15's 9% on top: at
- * k = 1024 the sort is faster at every n from 2^20 to 2^28, at k = 256 below 2^26 keys, at
- * k = 64 only near 2^20, where both are launch-bound). */
-inline bool sort_beats_merge(const pb_merge_args *a) {
-    return a->k >= 512 || (a->k >= 256 && a->n < (1ull << 26));
+/* Where a CUB radix sort of 4-byte keys beats the merge. H200, u32, sizes uniform, each
+ * method forced, 30 runs (configs/tests/merge-method-ab.json, results/h200/session25-
+ * merge-method-ab-*.csv), the merge's time over the sort's at 2^20, 2^22, 2^24, 2^26 and
+ * 2^28 keys:
+ *   k = 256:  keys alone 1.72, 1.14, 0.95, 0.86, 0.79x; with values 1.62, 1.04, 0.86, 0.79, 0.73x
+ *   k = 1024: keys alone 1.98, 1.37, 1.19, 0.94, 0.85x; with values 1.83, 1.22, 1.03, 0.86, 0.79x
+ *   k = 4096: keys alone 2.29, 1.84, 1.40, 1.14, 1.01x; with values 2.09, 1.60, 1.20, 0.99, 0.90x
+ * (at 2^27 keys alone 0.89x at k = 1024, 1.06x at 4096, session25-merge-split-walk-ab*.csv).
+ * So from 256 lists the sort below 2^24 keys (2^23 with values), from 512 below 2^26
+ * (2^25), from 2048 always for keys alone and below 2^27 keys with values. f32 keeps the
+ * rule of before (from 512 lists, from 256 below 2^26 keys): its uniform keys repeat at
+ * 2^27 (2^24 values), and tiles of many equal keys fall back to the rounds (the merge lost
+ * there, merge-types-path-f32-merged.csv). */
+inline bool sort_beats_merge(const pb_merge_args *a, bool pairs, bool floats) {
+    if (floats) return a->k >= 512 || (a->k >= 256 && a->n < (1ull << 26));
+    if (a->k < 256) return false;
+    if (a->k < 512) return a->n < (pairs ? 1ull << 23 : 1ull << 24);
+    if (a->k < 2048) return a->n < (pairs ? 1ull << 25 : 1ull << 26);
+    return !pairs || a->n < (1ull << 27);
 }
 
 /* PB_MERGE_MODE=rounds, multiway or sort forces merge/path's method (tests run each; A/B
@@ -447,7 +460,8 @@ cudaError_t make_plan(const pb_merge_args *a, bool pairs, Plan &p, bool configur
     }
     const Method method = forced_method();
     const bool sort = a->k > kMaxRoundLists || method == kBySort ||
-                      (method == kBySize && sorts_as_keys<K>() && sort_beats_merge(a));
+                      (method == kBySize && sorts_as_keys<K>() &&
+                       sort_beats_merge(a, pairs, std::is_floating_point<K>::value));
     if (sort && sorts_as_keys<K>()) {
         p.mode = kSortKeys;
         if (pairs)

@@ -132,6 +132,18 @@ static void every_type_and_size_kind(void **state) {
             }
 }
 
+/* The list counts where a multiway pass's tiles start to be bucketed (8: three rounds of
+ * 8-byte keys or of values) or one pass takes up to 64 lists (48, 64), every key type. */
+static void bucketed_pass_shapes(void **state) {
+    (void)state;
+    const char *const dtypes[] = {"u32", "i32", "f32", "u64", "f64"};
+    const int64_t ks[] = {8, 48, 64};
+    for (size_t t = 0; t < COUNT(dtypes); t++)
+        for (size_t i = 0; i < COUNT(ks); i++)
+            check(ks[i], small ? 20011 : 400009, "uniform", dtypes[t], "uniform",
+                  (t + i) % 2 ? "u32" : "none");
+}
+
 /* Floats whose zeros have both signs (the generator makes none): -0.0 and +0.0 are equal
  * keys, so they keep list order. */
 static void signed_zeros(void **state) {
@@ -177,10 +189,11 @@ int main(void) {
     gpu_test_start();
     small = getenv("PB_TEST_SMALL") != NULL;
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(one_and_two_lists), cmocka_unit_test(all_empty_but_one),
-        cmocka_unit_test(lists_of_one),      cmocka_unit_test(equal_keys_and_duplicates),
-        cmocka_unit_test(many_lists),        cmocka_unit_test(every_type_and_size_kind),
-        cmocka_unit_test(signed_zeros),      cmocka_unit_test(seed_like),
+        cmocka_unit_test(one_and_two_lists),    cmocka_unit_test(all_empty_but_one),
+        cmocka_unit_test(lists_of_one),         cmocka_unit_test(equal_keys_and_duplicates),
+        cmocka_unit_test(many_lists),           cmocka_unit_test(every_type_and_size_kind),
+        cmocka_unit_test(signed_zeros),         cmocka_unit_test(seed_like),
+        cmocka_unit_test(bucketed_pass_shapes),
     };
     const char *modes[] = {"rounds", "multiway", "sort"};
     /* PB_TEST_MERGE_MODES (e.g. "rounds,sort"): only those, so that a long run under
