@@ -25,7 +25,7 @@ namespace pb::merge {
  * seed's f64 experiment (5) -23%; 4-byte keys with values 2 +41%, 3 +12%, 4 -6%, 5 -18%;
  * 4-byte keys alone 2 +73%, 3 +37%, 4 +11 and +12% (f32 +24%), 5 -8%, 6 -20%. With session
  * 25's cheaper sort, one round lower against these (configs/tests/merge-threshold-ab.json,
- * results/h200/session25-merge-threshold-ab*.csv, 2^24 and 2^27 keys): 3 rounds of u64
+ * results/h200/session25-call3-merge-threshold-ab*.csv, 2^24 and 2^27 keys): 3 rounds of u64
  * -3.6 and -2.4%, f64 +1.6 and -0.8%, u32 with values -3.7 and -3.8%; 4 rounds of u32 alone
  * -0.3 and -0.8% but f32 -7.2 and +24.9% (its uniform keys repeat at 2^27 and its tiles fall
  * back to the rounds), so 4-byte keys alone keep 5. A/B builds: -DPB_MERGE_BUCKET_ROUNDS8=N

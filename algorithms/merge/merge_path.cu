@@ -396,13 +396,14 @@ inline uint64_t multiway_min_keys(uint32_t k, size_t key_bytes, bool pairs,
 }
 
 /* Where a CUB radix sort of 4-byte keys beats the merge. H200, u32, sizes uniform, each
- * method forced, 30 runs (configs/tests/merge-method-ab.json, results/h200/session25-
- * merge-method-ab-*.csv), the merge's time over the sort's at 2^20, 2^22, 2^24, 2^26 and
- * 2^28 keys:
+ * method forced, 30 runs (configs/tests/merge-method-ab.json,
+ * results/h200/session25-call3-merge-method-ab-*.csv), the merge's time over the sort's at
+ * 2^20, 2^22, 2^24, 2^26 and 2^28 keys:
  *   k = 256:  keys alone 1.72, 1.14, 0.95, 0.86, 0.79x; with values 1.62, 1.04, 0.86, 0.79, 0.73x
  *   k = 1024: keys alone 1.98, 1.37, 1.19, 0.94, 0.85x; with values 1.83, 1.22, 1.03, 0.86, 0.79x
  *   k = 4096: keys alone 2.29, 1.84, 1.40, 1.14, 1.01x; with values 2.09, 1.60, 1.20, 0.99, 0.90x
- * (at 2^27 keys alone 0.89x at k = 1024, 1.06x at 4096, session25-merge-split-walk-ab*.csv).
+ * (at 2^27 keys alone 0.89x at k = 1024, 1.06x at 4096:
+ * session25-call3-merge-split-walk-ab*.csv and merge-bucket-ab's sort).
  * So from 256 lists the sort below 2^24 keys (2^23 with values), from 512 below 2^26
  * (2^25), from 2048 always for keys alone and below 2^27 keys with values. f32 keeps the
  * rule of before (from 512 lists, from 256 below 2^26 keys): its uniform keys repeat at
