@@ -103,6 +103,14 @@ __device__ const uint16_t *bucket_tile(const TileBuffers<K, kPairs, kThreads> &b
     const K *sk = b.keys(0);
     uint32_t *count = reinterpret_cast<uint32_t *>(bucket_scratch(b));
     uint16_t *order = reinterpret_cast<uint16_t *>(count + kBuckets / 2);
+    /* 8-byte keys' buckets are kept past `order` (their scratch holds 8 bytes a key): a store
+     * and a load cost less than a double's ordered bits again. 4-byte keys' scratch has no
+     * room, and their buckets take a few instructions. */
+    constexpr bool kKeepBuckets = sizeof(K) == 8;
+    static_assert(!kKeepBuckets ||
+                      kBuckets * 2 + Tile<K, kThreads>::kSize * 4 <= Tile<K, kThreads>::kSize * 8,
+                  "counters, positions and buckets fit the 8-byte keys' buffer");
+    uint16_t *bucket_at = order + Tile<K, kThreads>::kSize;
     const int th = (int)threadIdx.x;
 
     /* The tile's range: its segments' first and last keys, a warp. */
@@ -141,7 +149,7 @@ __device__ const uint16_t *bucket_tile(const TileBuffers<K, kPairs, kThreads> &b
     };
 
     /* Each key takes a slot in its bucket, kept as 16 bits (two a register, for the
-     * register budget of three blocks an SM; its bucket is worked out again). */
+     * register budget of three blocks an SM; its bucket is kept or worked out again). */
     uint32_t mine[(I + 1) / 2] = {};
     auto keep = [&](int j, uint32_t x) { mine[j >> 1] |= x << ((j & 1) * 16); };
     auto kept = [&](int j) { return (mine[j >> 1] >> ((j & 1) * 16)) & 0xffff; };
@@ -151,6 +159,7 @@ __device__ const uint16_t *bucket_tile(const TileBuffers<K, kPairs, kThreads> &b
         if (i < D) {
             const uint32_t bk = bucket_of(sk[i]), half = (bk & 1) * 16;
             keep(j, (atomicAdd(&count[bk >> 1], 1u << half) >> half) & 0xffff);
+            if constexpr (kKeepBuckets) bucket_at[i] = (uint16_t)bk;
         }
     }
     __syncthreads();
@@ -172,15 +181,22 @@ __device__ const uint16_t *bucket_tile(const TileBuffers<K, kPairs, kThreads> &b
         at += c0 + c1;
     }
     if (__syncthreads_or(most > (uint32_t)kBucketMost)) return nullptr;
-    auto start_of = [&](uint32_t bk) {
-        return bk < (uint32_t)kBuckets ? (count[bk >> 1] >> ((bk & 1) * 16)) & 0xffff : (uint32_t)D;
-    };
+    auto bucket_start = [&](uint32_t bk) { return (count[bk >> 1] >> ((bk & 1) * 16)) & 0xffff; };
+    /* the same, also past the last bucket */
+    auto start_of = [&](uint32_t bk) { return bk < (uint32_t)kBuckets ? bucket_start(bk) : D; };
 
     /* Positions in bucket order. */
 #pragma unroll
     for (int j = 0; j < I; j++) {
         const int i = th + j * kThreads;
-        if (i < D) order[start_of(bucket_of(sk[i])) + kept(j)] = (uint16_t)i;
+        if (i < D) {
+            uint32_t bk;
+            if constexpr (kKeepBuckets)
+                bk = bucket_at[i];
+            else
+                bk = bucket_of(sk[i]);
+            order[bucket_start(bk) + kept(j)] = (uint16_t)i;
+        }
     }
     __syncthreads();
 
