@@ -46,23 +46,24 @@ template <class K, bool kPairs> __host__ __device__ constexpr int bucket_min_rou
     return sizeof(K) == 8 ? PB_MERGE_BUCKET_ROUNDS8
                           : (kPairs ? PB_MERGE_BUCKET_ROUNDS4_PAIRS : PB_MERGE_BUCKET_ROUNDS4);
 }
+/* Whether a tile of S segments is bucketed: ceil(log2 S) rounds at least the above. */
+template <class K, bool kPairs> __host__ __device__ constexpr bool bucketed_tile(int S) {
+    constexpr int r = bucket_min_rounds<K, kPairs>();
+    if constexpr (r > 16)
+        return false; /* never */
+    else
+        return S > (1 << (r - 1));
+}
 /* The most lists one multiway pass merges (plan_passes): where a tile of 64 stretches is
  * bucketed, a pass of up to 64 lists, which costs less than two passes of 8 (H200, 2^27
  * keys, multiway forced, k = 64, merge-bucket-ab.json: u64 19% and u32 with values 24% less
  * time; u32 alone, session 25's bucket sort, merge-threshold-ab.json: k = 48 and 64 13 and
  * 11% less at 2^24 keys, 21 and 14% at 2^27), else kOnePassMost. */
 template <class K> __host__ __device__ constexpr uint32_t one_pass_most(bool pairs) {
-    return (pairs ? bucket_min_rounds<K, true>() : bucket_min_rounds<K, false>()) <= 6
+    const int most = (int)multiway::kMaxGroup;
+    return (pairs ? bucketed_tile<K, true>(most) : bucketed_tile<K, false>(most))
                ? multiway::kMaxGroup
                : multiway::kOnePassMost;
-}
-/* Whether a tile of S segments is bucketed: ceil(log2 S) rounds at least the above. */
-template <class K, bool kPairs> __host__ __device__ inline bool bucketed_tile(int S) {
-    constexpr int r = bucket_min_rounds<K, kPairs>();
-    if constexpr (r > 16)
-        return false; /* never */
-    else
-        return S > (1 << (r - 1));
 }
 constexpr int kBucketMost = PB_MERGE_BUCKET_MOST;
 
@@ -74,7 +75,10 @@ template <class K, int kThreads> __host__ __device__ constexpr int tile_buckets(
 
 /* The scratch the bucketing uses is the buffer the rounds would write first (the second key
  * buffer, or with 4-byte keys and values the second value buffer): 16-bit counters, then
- * the tile's positions in bucket order. */
+ * the tile's positions in bucket order, then (8-byte keys) each key's bucket. */
+template <class K, bool kPairs> __host__ __device__ constexpr size_t bucket_scratch_key_bytes() {
+    return keys_ping_pong<K>(kPairs) ? sizeof(K) : sizeof(uint32_t);
+}
 template <class K, bool kPairs, int kThreads>
 __device__ inline unsigned char *bucket_scratch(const TileBuffers<K, kPairs, kThreads> &b) {
     return keys_ping_pong<K>(kPairs) ? reinterpret_cast<unsigned char *>(b.keys(1))
@@ -93,9 +97,6 @@ __device__ const uint16_t *bucket_tile(const TileBuffers<K, kPairs, kThreads> &b
     constexpr int I = Tile<K, kThreads>::kItems;
     constexpr int kBuckets = tile_buckets<K, kThreads>();
     constexpr int kWords = kBuckets / 2 / kThreads; /* counter words a thread scans */
-    /* either scratch buffer holds at least 4 bytes a key */
-    static_assert(kBuckets * 2 + Tile<K, kThreads>::kSize * 2 <= Tile<K, kThreads>::kSize * 4,
-                  "counters and positions fit one buffer");
     using Scan = cub::BlockScan<uint32_t, kThreads, cub::BLOCK_SCAN_WARP_SCANS>;
     __shared__ typename Scan::TempStorage scan;
     __shared__ U lo_shared;
@@ -107,10 +108,11 @@ __device__ const uint16_t *bucket_tile(const TileBuffers<K, kPairs, kThreads> &b
      * and a load cost less than a double's ordered bits again. 4-byte keys' scratch has no
      * room, and their buckets take a few instructions. */
     constexpr bool kKeepBuckets = sizeof(K) == 8;
-    static_assert(!kKeepBuckets ||
-                      kBuckets * 2 + Tile<K, kThreads>::kSize * 4 <= Tile<K, kThreads>::kSize * 8,
-                  "counters, positions and buckets fit the 8-byte keys' buffer");
-    uint16_t *bucket_at = order + Tile<K, kThreads>::kSize;
+    constexpr size_t kTileKeys = Tile<K, kThreads>::kSize;
+    static_assert(kBuckets * 2 + kTileKeys * 2 * (kKeepBuckets ? 2 : 1) <=
+                      kTileKeys * bucket_scratch_key_bytes<K, kPairs>(),
+                  "counters, positions (and buckets) fit the scratch buffer");
+    uint16_t *bucket_at = order + kTileKeys;
     const int th = (int)threadIdx.x;
 
     /* The tile's range: its segments' first and last keys, a warp. */
@@ -209,9 +211,8 @@ __device__ const uint16_t *bucket_tile(const TileBuffers<K, kPairs, kThreads> &b
     {
         const uint32_t s0 = start_of(2 * kWords * th), s1 = start_of(2 * kWords * (th + 1));
         /* the largest so far, at p - 1: most keys come after it and stay, tested in registers */
-        const int top_q0 = s0 < s1 ? order[s0] : 0;
-        int top_q = top_q0;
-        K top = s0 < s1 ? sk[top_q0] : K{};
+        int top_q = s0 < s1 ? order[s0] : 0;
+        K top = s0 < s1 ? sk[top_q] : K{};
         for (uint32_t p = s0 + 1; p < s1; p++) {
             const int q = order[p];
             const K key = sk[q];
