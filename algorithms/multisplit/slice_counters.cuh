@@ -26,9 +26,24 @@
 
 namespace pb_ms {
 
-constexpr int kCounterThreads = 256;
-constexpr int kCounterItems = 16; /* 4-byte keys: 64 bytes a thread */
+/* The shape of a block: threads, keys a thread and blocks an SM its registers are cut for
+ * (macros for A/B builds only). */
+#ifndef PB_MULTISPLIT_COUNTER_THREADS
+#define PB_MULTISPLIT_COUNTER_THREADS 256
+#endif
+#ifndef PB_MULTISPLIT_COUNTER_ITEMS
+#define PB_MULTISPLIT_COUNTER_ITEMS 16
+#endif
+#ifndef PB_MULTISPLIT_COUNTER_BLOCKS
+#define PB_MULTISPLIT_COUNTER_BLOCKS 3
+#endif
+constexpr int kCounterThreads = PB_MULTISPLIT_COUNTER_THREADS;
+constexpr int kCounterItems = PB_MULTISPLIT_COUNTER_ITEMS; /* 4-byte keys: 64 bytes a thread */
+constexpr int kCounterBlocks = PB_MULTISPLIT_COUNTER_BLOCKS;
 constexpr int kCounterTile = kCounterThreads * kCounterItems;
+/* 16-byte pieces a thread reads */
+constexpr int kCounterPieces = kCounterItems / 4;
+static_assert(kCounterItems % 4 == 0 && kCounterItems < 256, "whole pieces, ranks in 8 bits");
 /* Counter rows the kernels are built for (odd, fewer first): at most 2 x kRows digits. */
 constexpr int kCounterRowChoices[] = {9, 21};
 constexpr uint32_t kCounterMaxDigits = 2 * kCounterRowChoices[1];
@@ -38,11 +53,14 @@ constexpr uint32_t kCounterMaxDigits = 2 * kCounterRowChoices[1];
 constexpr int kCounterSlot = kCounterTile + kCounterTile / 32;
 __device__ __forceinline__ uint32_t padded(uint32_t at) { return at + (at >> 5); }
 
-/* 16-byte piece c of a tile is kept at piece swizzle_piece(c). Thread t reads pieces 4t to
- * 4t + 3; a quarter warp's 8 reads of one of them then land on 8 distinct bank groups, and
- * so do 8 consecutive pieces written by cp.async. Bits 0 to 2 take bits 2 to 4: a
- * permutation of each 8 pieces. */
-__host__ __device__ constexpr uint32_t swizzle_piece(uint32_t c) { return c ^ ((c >> 2) & 7); }
+/* 16-byte piece c of a tile is kept at piece swizzle_piece(c). Thread t reads pieces
+ * kCounterPieces t to kCounterPieces (t + 1) - 1; a quarter warp's 8 reads of one of them then
+ * land on 8 distinct bank groups, and so do 8 consecutive pieces written by cp.async (one
+ * thread's, or with 4 pieces a thread two threads' whose XORs differ in bit 0 only: still
+ * distinct). Bits 0 to 2 take the thread's low bits: a permutation of each 8 pieces. */
+__host__ __device__ constexpr uint32_t swizzle_piece(uint32_t c) {
+    return c ^ ((c / kCounterPieces) & 7);
+}
 struct Swizzled {
     __device__ uint32_t operator()(uint32_t c) const { return swizzle_piece(c); }
 };
@@ -87,7 +105,7 @@ template <int kRows> struct CounterOf {
 };
 
 template <class T, class Digit, int kRows, bool kFused>
-__global__ void __launch_bounds__(kCounterThreads, 3)
+__global__ void __launch_bounds__(kCounterThreads, kCounterBlocks)
     counter_scatter_kernel(const T *__restrict__ keys, const uint32_t *__restrict__ values,
                            uint64_t n, uint64_t span, Digit digit_of, uint32_t digits,
                            const uint32_t *__restrict__ starts, uint32_t pieces, uint32_t split,
@@ -139,8 +157,8 @@ __global__ void __launch_bounds__(kCounterThreads, 3)
          * digit: digit in the low byte, that count above. */
         uint32_t k[kItems], digit_before[kItems] = {};
 #pragma unroll
-        for (int q = 0; q < kItems / 4; q++) {
-            const uint32_t piece = swizzle_piece(th * (kItems / 4) + q) * 4;
+        for (int q = 0; q < kCounterPieces; q++) {
+            const uint32_t piece = swizzle_piece(th * kCounterPieces + q) * 4;
             const uint4 kw = *reinterpret_cast<const uint4 *>(tile + piece);
             k[4 * q] = kw.x, k[4 * q + 1] = kw.y, k[4 * q + 2] = kw.z, k[4 * q + 3] = kw.w;
         }

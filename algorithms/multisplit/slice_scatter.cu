@@ -380,6 +380,7 @@ struct Plan {
     int counter_rows;    /* the counter scatter's rows (slice_counters.cuh), 0: lane masks */
     bool wide;           /* the lane-mask scatter's wide tiles (wide_tiles) */
     bool private_counts; /* the count kernel's per-thread counters (slice_count.cuh) */
+    int threads;         /* the scatter's block */
     size_t scan_temp_bytes;
     uint32_t pieces() const { return slices * split; }
 };
@@ -475,12 +476,13 @@ template <class T, bool kPairs> bool one_pass(uint32_t bins, uint64_t n) {
 
 /* Blocks of a scatter kernel an SM; a fused grid must all be resident at once, so it
  * takes the fewer of the plain and the fused kernel's. */
-template <class K> int scatter_blocks_per_sm(K plain, K fused, size_t smem, bool fused_candidate) {
+template <class K>
+int scatter_blocks_per_sm(K plain, K fused, int threads, size_t smem, bool fused_candidate) {
     allow_smem(plain, smem);
-    int blocks = resident_blocks(plain, kThreads, smem);
+    int blocks = resident_blocks(plain, threads, smem);
     if (fused_candidate) {
         allow_smem(fused, smem);
-        const int fused_blocks = resident_blocks(fused, kThreads, smem);
+        const int fused_blocks = resident_blocks(fused, threads, smem);
         if (fused_blocks < blocks) blocks = fused_blocks;
     }
     return blocks;
@@ -529,21 +531,24 @@ template <class T, class Digit, bool kPairs> Plan make_plan(const pb_multisplit_
      * digits */
     p.counter_rows = counter_rows_wanted<T, kPairs>(p.max_digits);
     p.wide = p.counter_rows == 0 && wide_tiles<T, kPairs>(p.max_digits, a->n);
-    /* the counter scatter's tile is the narrow one */
-    static_assert(kCounterTile == kThreads * narrow_items<T>() || sizeof(T) != 4);
-    const uint64_t kTile = with_tile_items<T, kPairs>(
-        p.wide, [](auto items) { return (uint64_t)kThreads * items.value; });
+    /* the counter scatter has a block shape of its own */
+    p.threads = p.counter_rows ? kCounterThreads : kThreads;
+    const uint64_t kTile = p.counter_rows ? (uint64_t)kCounterTile
+                                          : with_tile_items<T, kPairs>(p.wide, [](auto items) {
+                                                return (uint64_t)kThreads * items.value;
+                                            });
     const uint64_t tiles = (a->n + kTile - 1) / kTile;
     const int sms = device_sms();
     const bool fused_candidate = fused_wanted(a->n) && device_cooperative();
     const int per_sm = with_scatter_kernel<T, Digit, kPairs>(
         p.counter_rows, p.wide, p.max_digits, p.max_digits,
         [&](auto plain, auto fused, size_t smem) {
-            return scatter_blocks_per_sm(plain, fused, smem, fused_candidate);
+            return scatter_blocks_per_sm(plain, fused, p.threads, smem, fused_candidate);
         });
     const uint64_t resident = (uint64_t)sms * per_sm;
     p.slices = (uint32_t)(tiles < resident ? tiles : resident);
-    p.fused = fused_candidate && p.slices <= fused_max_slices<kThreads>();
+    p.fused = fused_candidate && p.slices <= (p.counter_rows ? fused_max_slices<kCounterThreads>()
+                                                             : fused_max_slices<kThreads>());
     p.span = (tiles + p.slices - 1) / p.slices * kTile;
     /* the count's grid: as many blocks as fit at once, whole slices apart */
     p.copies = count_copies(p.max_digits);
@@ -619,7 +624,7 @@ cudaError_t run_pass(const Digit &digit, uint32_t digits, const Plan &p, Scratch
             cooperative.val.cooperative = 1;
             cudaLaunchConfig_t config{};
             config.gridDim = p.slices;
-            config.blockDim = kThreads;
+            config.blockDim = p.threads;
             config.dynamicSmemBytes = smem;
             config.stream = stream;
             config.attrs = &cooperative;
