@@ -4,8 +4,8 @@
  * The lane-mask scatter (slice_scatter.cu) is held up by shared memory: at 40 bins ncu
  * counted 27 wavefronts a warp's item, half of them bank conflicts, most from the ranking
  * (an atomic, two reads and two stores a key, all to digit-indexed words). Here:
- *   - thread t owns tile positions [16t, 16t + 16) (blocked), read from the ring as four
- *     16-byte pieces; the ring's pieces are swizzled so that these reads, and cp.async's
+ *   - thread t owns tile positions [kItems t, kItems (t + 1)) (blocked), read from the ring
+ *     as 16-byte pieces; the ring's pieces are swizzled so that these reads, and cp.async's
  *     writes, fill every bank once;
  *   - a key adds one to its thread's counter of its digit, counters[row][t] with row = d
  *     mod kRows, two 16-bit counters a word (digits below kRows in the low half). Column t
@@ -26,62 +26,73 @@
 
 namespace pb_ms {
 
-/* The shape of a block: threads, keys a thread and blocks an SM its registers are cut for
- * (macros for A/B builds only). */
-#ifndef PB_MULTISPLIT_COUNTER_THREADS
-#define PB_MULTISPLIT_COUNTER_THREADS 256
-#endif
-#ifndef PB_MULTISPLIT_COUNTER_ITEMS
-#define PB_MULTISPLIT_COUNTER_ITEMS 16
-#endif
-#ifndef PB_MULTISPLIT_COUNTER_BLOCKS
-#define PB_MULTISPLIT_COUNTER_BLOCKS 3
-#endif
-constexpr int kCounterThreads = PB_MULTISPLIT_COUNTER_THREADS;
-constexpr int kCounterItems = PB_MULTISPLIT_COUNTER_ITEMS; /* 4-byte keys: 64 bytes a thread */
-constexpr int kCounterBlocks = PB_MULTISPLIT_COUNTER_BLOCKS;
-constexpr int kCounterTile = kCounterThreads * kCounterItems;
-/* 16-byte pieces a thread reads */
-constexpr int kCounterPieces = kCounterItems / 4;
-static_assert(kCounterItems % 4 == 0 && kCounterItems < 256, "whole pieces, ranks in 8 bits");
+constexpr int kCounterThreads = 256;
+/* Keys a thread: 16 (64 bytes, three blocks an SM) or, over more than kSmallInputKeys keys,
+ * kCounterWideItems (two blocks an SM): the per-tile work (the raking scan, the clearing,
+ * four barriers) then weighs on more keys, and each digit's run out of a tile is longer.
+ * H200, u32 keys alone, time against 16 (configs/tests/multisplit-counter-shape-ab.json,
+ * results/h200/session26-call1-*): 24 keys at 2^28 keys 8 bins -0.9%, 40 -3.8%, 1024 (two
+ * passes of 32 digits) -4.6%, 90% of keys in one bin -3.8%; at 2^23 40 and 1024 bins -3.6
+ * and -3.7%; at 2^20 (fused, fewer blocks) 40 bins +14%. 32 keys: 2^28 40 and 1024 bins
+ * +1.5 and +0.8%, 2^23 -9.8 and -10.1%. 128-thread blocks of 16 keys, six an SM: 2^28 40
+ * bins +7.6%. */
+template <int kItems> __host__ __device__ constexpr int counter_tile() {
+    return kCounterThreads * kItems;
+}
+template <int kItems> __host__ __device__ constexpr int counter_min_blocks() {
+    return kItems <= 16 ? 3 : 2;
+}
+constexpr int kCounterNarrowItems = 16, kCounterWideItems = 24;
 /* Counter rows the kernels are built for (odd, fewer first): at most 2 x kRows digits. */
 constexpr int kCounterRowChoices[] = {9, 21};
 constexpr uint32_t kCounterMaxDigits = 2 * kCounterRowChoices[1];
 /* The sorted tile skips a word after every 32 (padded()): a thread's keys of one digit go
- * to consecutive places, 16 apart from the next thread's, which without the gap would put
- * 16 lanes on one bank whenever a few digits hold most keys. */
-constexpr int kCounterSlot = kCounterTile + kCounterTile / 32;
+ * to consecutive places, kItems apart from the next thread's, which without the gap would
+ * put many lanes on one bank whenever a few digits hold most keys. */
+template <int kItems> __host__ __device__ constexpr int counter_slot() {
+    return counter_tile<kItems>() + counter_tile<kItems>() / 32;
+}
 __device__ __forceinline__ uint32_t padded(uint32_t at) { return at + (at >> 5); }
 
 /* 16-byte piece c of a tile is kept at piece swizzle_piece(c). Thread t reads pieces
- * kCounterPieces t to kCounterPieces (t + 1) - 1; a quarter warp's 8 reads of one of them then
- * land on 8 distinct bank groups, and so do 8 consecutive pieces written by cp.async (one
- * thread's, or with 4 pieces a thread two threads' whose XORs differ in bit 0 only: still
- * distinct). Bits 0 to 2 take the thread's low bits: a permutation of each 8 pieces. */
-__host__ __device__ constexpr uint32_t swizzle_piece(uint32_t c) {
-    return c ^ ((c / kCounterPieces) & 7);
+ * kPieces t to kPieces (t + 1) - 1. Bits 0 to 2 take the XOR of the thread's low bits (a
+ * permutation of each 8 pieces), so that a quarter warp's 8 reads of its q-th piece land on
+ * 8 distinct bank groups (swizzle_spreads), and so do 8 consecutive pieces written by
+ * cp.async where they are one thread's. */
+template <int kPieces> __host__ __device__ constexpr uint32_t swizzle_piece(uint32_t c) {
+    return c ^ ((c / kPieces) & 7);
 }
-struct Swizzled {
-    __device__ uint32_t operator()(uint32_t c) const { return swizzle_piece(c); }
+template <int kPieces> __host__ __device__ constexpr bool swizzle_spreads() {
+    for (uint32_t first = 0; first < 32; first += 8) /* a quarter warp's threads */
+        for (uint32_t q = 0; q < kPieces; q++) {
+            uint32_t groups = 0;
+            for (uint32_t t = first; t < first + 8; t++)
+                groups |= 1u << (swizzle_piece<kPieces>(t * kPieces + q) % 8);
+            if (groups != 0xffu) return false;
+        }
+    return true;
+}
+template <int kPieces> struct Swizzled {
+    __device__ uint32_t operator()(uint32_t c) const { return swizzle_piece<kPieces>(c); }
 };
 
 /* Shared memory of the counter scatter, carved from the dynamic allocation. */
-template <int kRows> struct CounterSmem {
+template <int kRows, int kItems> struct CounterSmem {
     static constexpr int kStages = 2;
-    uint32_t *ring;     /* kStages x kCounterSlot: tiles coming in, then sorted in place */
+    static constexpr int kSlot = counter_slot<kItems>();
+    uint32_t *ring;     /* kStages x kSlot: tiles coming in, then sorted in place */
     uint32_t *counters; /* kRows x kCounterThreads */
     uint32_t *delta;    /* digits: global position minus tile position */
     uint32_t *base;     /* digits: where this slice's next key of the digit goes */
-    uint8_t *digit;     /* kCounterSlot: digit of each sorted key (padded) */
+    uint8_t *digit;     /* kSlot: digit of each sorted key (padded) */
 
     __host__ __device__ static size_t bytes(uint32_t digits) {
-        const size_t ring_bytes = (size_t)kStages * kCounterSlot * 4;
-        return ring_bytes + (size_t)kRows * kCounterThreads * 4 + (size_t)2 * digits * 4 +
-               kCounterSlot;
+        const size_t ring_bytes = (size_t)kStages * kSlot * 4;
+        return ring_bytes + (size_t)kRows * kCounterThreads * 4 + (size_t)2 * digits * 4 + kSlot;
     }
     __device__ CounterSmem(unsigned char *p, uint32_t digits) {
         ring = reinterpret_cast<uint32_t *>(p);
-        counters = ring + kStages * kCounterSlot;
+        counters = ring + kStages * kSlot;
         delta = counters + kRows * kCounterThreads;
         base = delta + digits;
         digit = reinterpret_cast<uint8_t *>(base + digits);
@@ -104,8 +115,8 @@ template <int kRows> struct CounterOf {
     __device__ uint32_t in(uint32_t word) const { return word >> shift & 0xffffu; }
 };
 
-template <class T, class Digit, int kRows, bool kFused>
-__global__ void __launch_bounds__(kCounterThreads, kCounterBlocks)
+template <class T, class Digit, int kRows, bool kFused, int kItems>
+__global__ void __launch_bounds__(kCounterThreads, counter_min_blocks<kItems>())
     counter_scatter_kernel(const T *__restrict__ keys, const uint32_t *__restrict__ values,
                            uint64_t n, uint64_t span, Digit digit_of, uint32_t digits,
                            const uint32_t *__restrict__ starts, uint32_t pieces, uint32_t split,
@@ -113,9 +124,12 @@ __global__ void __launch_bounds__(kCounterThreads, kCounterBlocks)
                            uint32_t *__restrict__ out_values, uint32_t *__restrict__ offsets) {
     static_assert(sizeof(T) == 4, "the counter scatter takes 4-byte keys");
     static_assert(kRows % 2 == 1, "odd rows keep the rakers off each other's banks");
-    using Smem = CounterSmem<kRows>;
+    static_assert(kItems % 4 == 0 && kItems < 256, "whole pieces, ranks below 2^8");
+    constexpr int kPieces = kItems / 4;
+    static_assert(swizzle_spreads<kPieces>(), "the tile reads fill every bank once");
+    using Smem = CounterSmem<kRows, kItems>;
     using Scan = cub::BlockScan<uint32_t, kCounterThreads>;
-    constexpr int kTile = kCounterTile, kItems = kCounterItems;
+    constexpr int kTile = counter_tile<kItems>(), kSlot = Smem::kSlot;
     __shared__ typename Scan::TempStorage scan_storage;
     extern __shared__ __align__(16) unsigned char dynamic_smem[];
     const Smem sm(dynamic_smem, digits);
@@ -126,9 +140,9 @@ __global__ void __launch_bounds__(kCounterThreads, kCounterBlocks)
     /* tile t into ring slot t % 2 as one cp.async group (empty past the end) */
     auto fetch = [&](uint32_t t) {
         if (t < slice.tiles) {
-            const uint32_t slot = (t % Smem::kStages) * kCounterSlot;
+            const uint32_t slot = (t % Smem::kStages) * kSlot;
             copy_tile_async<kCounterThreads>(sm.ring + slot, keys + slice.start(t),
-                                             slice.keys(t) * 4, Swizzled{});
+                                             slice.keys(t) * 4, Swizzled<kPieces>{});
         }
         pb::commit_async();
     };
@@ -150,15 +164,15 @@ __global__ void __launch_bounds__(kCounterThreads, kCounterBlocks)
         __syncthreads();
         fetch(t + 1);
         const uint32_t valid = slice.keys(t);
-        const uint32_t slot = (t % Smem::kStages) * kCounterSlot;
+        const uint32_t slot = (t % Smem::kStages) * kSlot;
         uint32_t *tile = sm.ring + slot;
 
         /* 1. My 16 keys, and each one's count among my earlier keys of its
          * digit: digit in the low byte, that count above. */
         uint32_t k[kItems], digit_before[kItems] = {};
 #pragma unroll
-        for (int q = 0; q < kCounterPieces; q++) {
-            const uint32_t piece = swizzle_piece(th * kCounterPieces + q) * 4;
+        for (int q = 0; q < kPieces; q++) {
+            const uint32_t piece = swizzle_piece<kPieces>(th * kPieces + q) * 4;
             const uint4 kw = *reinterpret_cast<const uint4 *>(tile + piece);
             k[4 * q] = kw.x, k[4 * q + 1] = kw.y, k[4 * q + 2] = kw.z, k[4 * q + 3] = kw.w;
         }
@@ -252,6 +266,16 @@ template <class F> auto with_counter_rows(int rows, F &&f) {
     constexpr int kFew = kCounterRowChoices[0], kMore = kCounterRowChoices[1];
     if (rows == kFew) return f(std::integral_constant<int, kFew>{});
     return f(std::integral_constant<int, kMore>{});
+}
+
+/* Calls f(std::integral_constant<int, keys a thread>) for one of kCounterItemChoices. */
+constexpr int kCounterItemChoices[] = {16, 24, 32};
+template <class F> auto with_counter_items(int items, F &&f) {
+    if (items == kCounterItemChoices[1])
+        return f(std::integral_constant<int, kCounterItemChoices[1]>{});
+    if (items == kCounterItemChoices[2])
+        return f(std::integral_constant<int, kCounterItemChoices[2]>{});
+    return f(std::integral_constant<int, kCounterItemChoices[0]>{});
 }
 
 } // namespace pb_ms

@@ -378,9 +378,9 @@ struct Plan {
     uint32_t copies;     /* histograms per count block */
     bool fused;          /* count and scan inside the scatter kernel (slice_fused.cuh) */
     int counter_rows;    /* the counter scatter's rows (slice_counters.cuh), 0: lane masks */
+    int counter_items;   /* and its keys a thread */
     bool wide;           /* the lane-mask scatter's wide tiles (wide_tiles) */
     bool private_counts; /* the count kernel's per-thread counters (slice_count.cuh) */
-    int threads;         /* the scatter's block */
     size_t scan_temp_bytes;
     uint32_t pieces() const { return slices * split; }
 };
@@ -443,6 +443,16 @@ template <class T, bool kPairs> int counter_rows_wanted(uint32_t max_digits) {
     return counter_rows(max_digits);
 }
 
+/* The counter scatter's keys a thread (counter_tile's comment), or PB_MULTISPLIT_COUNTER_ITEMS
+ * (one of kCounterItemChoices) for A/B runs. */
+inline int counter_items_wanted(uint64_t n) {
+    const char *knob = getenv("PB_MULTISPLIT_COUNTER_ITEMS");
+    const int asked = knob ? (int)strtol(knob, nullptr, 10) : 0;
+    for (int items : kCounterItemChoices)
+        if (asked == items) return items;
+    return n > kSmallInputKeys ? kCounterWideItems : kCounterNarrowItems;
+}
+
 inline bool device_cooperative() {
     int device = 0, yes = 0;
     cudaGetDevice(&device);
@@ -476,13 +486,12 @@ template <class T, bool kPairs> bool one_pass(uint32_t bins, uint64_t n) {
 
 /* Blocks of a scatter kernel an SM; a fused grid must all be resident at once, so it
  * takes the fewer of the plain and the fused kernel's. */
-template <class K>
-int scatter_blocks_per_sm(K plain, K fused, int threads, size_t smem, bool fused_candidate) {
+template <class K> int scatter_blocks_per_sm(K plain, K fused, size_t smem, bool fused_candidate) {
     allow_smem(plain, smem);
-    int blocks = resident_blocks(plain, threads, smem);
+    int blocks = resident_blocks(plain, kThreads, smem);
     if (fused_candidate) {
         allow_smem(fused, smem);
-        const int fused_blocks = resident_blocks(fused, threads, smem);
+        const int fused_blocks = resident_blocks(fused, kThreads, smem);
         if (fused_blocks < blocks) blocks = fused_blocks;
     }
     return blocks;
@@ -492,13 +501,18 @@ int scatter_blocks_per_sm(K plain, K fused, int threads, size_t smem, bool fused
  * `digits` digits takes: the counter scatter with `rows` rows, or (rows 0) the lane-mask
  * one with digits of the width the most digits of the plan need, in wide tiles or not. */
 template <class T, class Digit, bool kPairs, class F>
-auto with_scatter_kernel(int rows, bool wide, uint32_t digits, uint32_t max_digits, F &&f) {
+auto with_scatter_kernel(const Plan &p, uint32_t digits, F &&f) {
+    const bool wide = p.wide;
+    const uint32_t max_digits = p.max_digits;
     if constexpr (sizeof(T) == 4 && !kPairs) {
-        if (rows)
-            return with_counter_rows(rows, [&](auto r) {
-                return f(counter_scatter_kernel<T, Digit, r.value, false>,
-                         counter_scatter_kernel<T, Digit, r.value, true>,
-                         CounterSmem<r.value>::bytes(digits));
+        if (p.counter_rows)
+            return with_counter_rows(counter_rows(digits), [&](auto r) {
+                return with_counter_items(p.counter_items, [&](auto items) {
+                    constexpr int kRows = r.value, kItems = items.value;
+                    return f(counter_scatter_kernel<T, Digit, kRows, false, kItems>,
+                             counter_scatter_kernel<T, Digit, kRows, true, kItems>,
+                             CounterSmem<kRows, kItems>::bytes(digits));
+                });
             });
     }
     return with_digit_width(max_digits, [&](auto width) {
@@ -530,10 +544,10 @@ template <class T, class Digit, bool kPairs> Plan make_plan(const pb_multisplit_
     /* every pass's digits take the width (or the counter rows, or the tiles) of the most
      * digits */
     p.counter_rows = counter_rows_wanted<T, kPairs>(p.max_digits);
+    p.counter_items = counter_items_wanted(a->n);
     p.wide = p.counter_rows == 0 && wide_tiles<T, kPairs>(p.max_digits, a->n);
-    /* the counter scatter has a block shape of its own */
-    p.threads = p.counter_rows ? kCounterThreads : kThreads;
-    const uint64_t kTile = p.counter_rows ? (uint64_t)kCounterTile
+    static_assert(kCounterThreads == kThreads, "both scatters launch kThreads");
+    const uint64_t kTile = p.counter_rows ? (uint64_t)kThreads * p.counter_items
                                           : with_tile_items<T, kPairs>(p.wide, [](auto items) {
                                                 return (uint64_t)kThreads * items.value;
                                             });
@@ -541,14 +555,12 @@ template <class T, class Digit, bool kPairs> Plan make_plan(const pb_multisplit_
     const int sms = device_sms();
     const bool fused_candidate = fused_wanted(a->n) && device_cooperative();
     const int per_sm = with_scatter_kernel<T, Digit, kPairs>(
-        p.counter_rows, p.wide, p.max_digits, p.max_digits,
-        [&](auto plain, auto fused, size_t smem) {
-            return scatter_blocks_per_sm(plain, fused, p.threads, smem, fused_candidate);
+        p, p.max_digits, [&](auto plain, auto fused, size_t smem) {
+            return scatter_blocks_per_sm(plain, fused, smem, fused_candidate);
         });
     const uint64_t resident = (uint64_t)sms * per_sm;
     p.slices = (uint32_t)(tiles < resident ? tiles : resident);
-    p.fused = fused_candidate && p.slices <= (p.counter_rows ? fused_max_slices<kCounterThreads>()
-                                                             : fused_max_slices<kThreads>());
+    p.fused = fused_candidate && p.slices <= fused_max_slices<kThreads>();
     p.span = (tiles + p.slices - 1) / p.slices * kTile;
     /* the count's grid: as many blocks as fit at once, whole slices apart */
     p.copies = count_copies(p.max_digits);
@@ -615,8 +627,7 @@ cudaError_t run_pass(const Digit &digit, uint32_t digits, const Plan &p, Scratch
     }
     /* fused: one cooperative launch that counts and scans first (slice_fused.cuh) */
     return with_scatter_kernel<T, Digit, kPairs>(
-        p.counter_rows ? counter_rows(digits) : 0, p.wide, digits, p.max_digits,
-        [&](auto plain, auto fused, size_t smem) {
+        p, digits, [&](auto plain, auto fused, size_t smem) {
             auto kernel = p.fused ? fused : plain;
             allow_smem(kernel, smem);
             cudaLaunchAttribute cooperative{};
@@ -624,7 +635,7 @@ cudaError_t run_pass(const Digit &digit, uint32_t digits, const Plan &p, Scratch
             cooperative.val.cooperative = 1;
             cudaLaunchConfig_t config{};
             config.gridDim = p.slices;
-            config.blockDim = p.threads;
+            config.blockDim = kThreads;
             config.dynamicSmemBytes = smem;
             config.stream = stream;
             config.attrs = &cooperative;

@@ -4,7 +4,8 @@
  * case with values checks it: the value is the key's input index). multisplit/auto runs
  * every case with its passes fused and unfused (PB_MULTISPLIT_FUSED), each with passes of
  * few digits ranked by per-thread counters (the default) and by lane masks
- * (PB_MULTISPLIT_RANK=masks). */
+ * (PB_MULTISPLIT_RANK=masks), and the counters' tiles of 24 and 32 keys a thread on every
+ * size (PB_MULTISPLIT_COUNTER_ITEMS; by default 16 up to 2^21 keys, 24 above). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stdbool.h>
@@ -92,6 +93,8 @@ static void large_inputs(void **state) {
     check((1 << 22) + 5, "u32", "few-unique", "u32", "range", 100);
     check((1 << 22) + 5, "i32", "uniform", "u32", "range", 300);
     check((1 << 22) + 5, "f32", "uniform", "u32", "range", 65536);
+    /* the counters' wide tiles, keys alone: one pass of 40 digits, most keys in one */
+    check((1 << 22) + 5, "u32", "skewed", "none", "range", 40);
 }
 
 int main(void) {
@@ -106,14 +109,18 @@ int main(void) {
     size_t count = small ? 3 : 4; /* and no 2^24-key cases */
     /* multisplit/auto's passes with the count and scan fused into the scatter wherever the
      * grid allows, then never (by default small inputs are fused, large ones not); ranked
-     * by counters where they apply, then always by lane masks */
-    const char *settings[][2] = {{"1", ""}, {"0", ""}, {"1", "masks"}, {"0", "masks"}};
+     * by counters where they apply (in tiles of the default size, then of 32 and 24 keys a
+     * thread), then always by lane masks */
+    const char *settings[][3] = {{"1", "", ""},   {"0", "", ""},      {"1", "", "32"},
+                                 {"0", "", "24"}, {"1", "masks", ""}, {"0", "masks", ""}};
     int failed = 0;
     for (size_t i = 0; i < COUNT(settings); i++) {
         setenv("PB_MULTISPLIT_FUSED", settings[i][0], 1);
         setenv("PB_MULTISPLIT_RANK", settings[i][1], 1);
-        print_message("PB_MULTISPLIT_FUSED=%s PB_MULTISPLIT_RANK=%s\n", settings[i][0],
-                      settings[i][1]);
+        setenv("PB_MULTISPLIT_COUNTER_ITEMS", settings[i][2], 1);
+        print_message(
+            "PB_MULTISPLIT_FUSED=%s PB_MULTISPLIT_RANK=%s PB_MULTISPLIT_COUNTER_ITEMS=%s\n",
+            settings[i][0], settings[i][1], settings[i][2]);
         failed += _cmocka_run_group_tests("multisplit_gpu", tests, count, NULL, NULL);
     }
     return failed;
