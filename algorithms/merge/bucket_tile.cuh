@@ -67,15 +67,10 @@ template <class K> __host__ __device__ constexpr uint32_t one_pass_most(bool pai
 }
 constexpr int kBucketMost = PB_MERGE_BUCKET_MOST;
 
-/* Buckets a key of 8-byte keys, whose scratch has room for two (A/B builds). */
-#ifndef PB_MERGE_BUCKETS_A_KEY8
-#define PB_MERGE_BUCKETS_A_KEY8 1
-#endif
 /* Buckets a tile: a multiple of 2 kThreads (two 16-bit counters a word, whole words a
- * thread in the scan), at most one a key (8-byte keys: PB_MERGE_BUCKETS_A_KEY8). */
+ * thread in the scan), at most one a key. */
 template <class K, int kThreads> __host__ __device__ constexpr int tile_buckets() {
-    return (int)(Tile<K, kThreads>::kSize / (2 * kThreads)) * 2 * kThreads *
-           (sizeof(K) == 8 ? PB_MERGE_BUCKETS_A_KEY8 : 1);
+    return (int)(Tile<K, kThreads>::kSize / (2 * kThreads)) * 2 * kThreads;
 }
 
 /* The scratch the bucketing uses is the buffer the rounds would write first (the second key

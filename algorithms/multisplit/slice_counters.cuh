@@ -27,22 +27,26 @@
 namespace pb_ms {
 
 constexpr int kCounterThreads = 256;
-/* Keys a thread: 16 (64 bytes, three blocks an SM) or, over more than kSmallInputKeys keys,
- * kCounterWideItems (two blocks an SM): the per-tile work (the raking scan, the clearing,
- * four barriers) then weighs on more keys, and each digit's run out of a tile is longer.
- * H200, u32 keys alone, time against 16 (configs/tests/multisplit-counter-shape-ab.json,
- * results/h200/session26-call1-*): 24 keys at 2^28 keys 8 bins -0.9%, 40 -3.8%, 1024 (two
- * passes of 32 digits) -4.6%, 90% of keys in one bin -3.8%; at 2^23 40 and 1024 bins -3.6
- * and -3.7%; at 2^20 (fused, fewer blocks) 40 bins +14%. 32 keys: 2^28 40 and 1024 bins
- * +1.5 and +0.8%, 2^23 -9.8 and -10.1%. 128-thread blocks of 16 keys, six an SM: 2^28 40
- * bins +7.6%. */
+/* Keys a thread (kCounterItemChoices): 16 (64 bytes, three blocks an SM) up to
+ * kCounterNarrowMaxKeys keys; 32 (two blocks) up to kCounterMidMaxKeys; 24 (two blocks)
+ * above. Wider tiles spread the per-tile work (the raking scan, the clearing, four
+ * barriers) over more keys and make each digit's run out of a tile longer, for a third
+ * fewer warps an SM. H200, u32 keys alone, 40 bins (one pass of 40 digits) and 1024 (two of
+ * 32), time against 16 (session 26; configs/tests/multisplit-counter-items.json, one binary,
+ * results/h200/session26-call2-*; link-variant builds, multisplit-counter-shape-ab.json,
+ * session26-call1-*):
+ *   keys    2^20     2^21      2^22        2^23         2^24        2^25       2^26..2^28
+ *   24    +14/-0   -0/-0    +0/-1       -3/-3        -1/-2       -2/-3      -0..-4/-1..-5
+ *   32    +11/+0   -22/-0   -10/-9     -11/-11       -5/-5       -0/-1      +1..+2/+0..+1
+ * 90% of keys in one bin, 2^28, 40 bins: 24 -3.8%, 32 +0.4%; 8 bins -0.9 and -2.8%.
+ * 128-thread blocks of 16 keys, six an SM: 2^28 40 bins +7.6%. */
 template <int kItems> __host__ __device__ constexpr int counter_tile() {
     return kCounterThreads * kItems;
 }
 template <int kItems> __host__ __device__ constexpr int counter_min_blocks() {
     return kItems <= 16 ? 3 : 2;
 }
-constexpr int kCounterNarrowItems = 16, kCounterWideItems = 24;
+constexpr uint64_t kCounterNarrowMaxKeys = 1ull << 20, kCounterMidMaxKeys = 1ull << 24;
 /* Counter rows the kernels are built for (odd, fewer first): at most 2 x kRows digits. */
 constexpr int kCounterRowChoices[] = {9, 21};
 constexpr uint32_t kCounterMaxDigits = 2 * kCounterRowChoices[1];

@@ -450,7 +450,7 @@ inline int counter_items_wanted(uint64_t n) {
     const int asked = knob ? (int)strtol(knob, nullptr, 10) : 0;
     for (int items : kCounterItemChoices)
         if (asked == items) return items;
-    return n > kSmallInputKeys ? kCounterWideItems : kCounterNarrowItems;
+    return n <= kCounterNarrowMaxKeys ? 16 : n <= kCounterMidMaxKeys ? 32 : 24;
 }
 
 inline bool device_cooperative() {
