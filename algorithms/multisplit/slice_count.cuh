@@ -70,12 +70,7 @@ inline bool private_count_fits(uint32_t digits, uint64_t part_span) {
  * thread adds a run of equal digits among the keys it holds once (DigitRun). kPrivate:
  * per-thread counters instead (the shared memory private_count_bytes, copies unused). */
 template <class T, class Digit, bool kPrivate>
-/* PB_MULTISPLIT_COUNT_BLOCKS: blocks an SM the registers are cut for, in A/B builds */
-#ifdef PB_MULTISPLIT_COUNT_BLOCKS
-__global__ void __launch_bounds__(kCountThreads, PB_MULTISPLIT_COUNT_BLOCKS)
-#else
 __global__ void __launch_bounds__(kCountThreads)
-#endif
     piece_count_kernel(const T *__restrict__ keys, uint64_t n, uint64_t span, uint32_t split,
                        uint64_t part_span, Digit digit, uint32_t digits, uint32_t copies,
                        uint32_t *__restrict__ counts) {
