@@ -98,7 +98,8 @@ constexpr uint64_t kCountMinKeys = 8192;
  * Where two narrow blocks replaced one (their values' staging moved into the key ring),
  * 200 and 65536 bins took 12% more time than with one (session19-call2-*): at these digit
  * counts more blocks, each with more and shorter runs, are slower.
- * PB_MULTISPLIT_TILES=narrow keeps 16 KB tiles, for A/B runs. */
+ * PB_MULTISPLIT_TILES=narrow keeps 16 KB tiles, =wide takes wide ones at any digit count and
+ * size, for A/B runs. */
 constexpr int kWideItems = 24, kPairsWideItems = 32;
 constexpr uint32_t kWideTileMinDigits = 129, kWideTileMaxDigits = 384;
 constexpr uint32_t kPairsWideTileMinDigits = 65;
@@ -106,6 +107,7 @@ template <class T> constexpr int narrow_items() { return 64 / (int)sizeof(T); }
 template <class T, bool kPairs> bool wide_tiles(uint32_t max_digits, uint64_t n) {
     const char *knob = getenv("PB_MULTISPLIT_TILES");
     if (knob && strcmp(knob, "narrow") == 0) return false;
+    if (knob && strcmp(knob, "wide") == 0) return sizeof(T) == 4;
     const uint32_t least = kPairs ? kPairsWideTileMinDigits : kWideTileMinDigits;
     return sizeof(T) == 4 && max_digits >= least && max_digits <= kWideTileMaxDigits &&
            n > kSmallInputKeys;
