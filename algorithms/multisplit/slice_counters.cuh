@@ -171,7 +171,7 @@ __global__ void __launch_bounds__(kCounterThreads, counter_min_blocks<kItems>())
         const uint32_t slot = (t % Smem::kStages) * kSlot;
         uint32_t *tile = sm.ring + slot;
 
-        /* 1. My 16 keys, and each one's count among my earlier keys of its
+        /* 1. My kItems keys, and each one's count among my earlier keys of its
          * digit: digit in the low byte, that count above. */
         uint32_t k[kItems], digit_before[kItems] = {};
 #pragma unroll

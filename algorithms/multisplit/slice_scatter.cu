@@ -500,8 +500,9 @@ template <class K> int scatter_blocks_per_sm(K plain, K fused, size_t smem, bool
 }
 
 /* Calls f(plain kernel, fused kernel, shared memory bytes) for the scatter a pass of
- * `digits` digits takes: the counter scatter with `rows` rows, or (rows 0) the lane-mask
- * one with digits of the width the most digits of the plan need, in wide tiles or not. */
+ * `digits` digits takes under plan p: the counter scatter (the rows these digits need, the
+ * plan's keys a thread), or the lane-mask one with digits of the width the most digits of
+ * the plan need, in wide tiles or not. */
 template <class T, class Digit, bool kPairs, class F>
 auto with_scatter_kernel(const Plan &p, uint32_t digits, F &&f) {
     const bool wide = p.wide;
