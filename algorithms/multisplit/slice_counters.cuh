@@ -46,7 +46,14 @@ template <int kItems> __host__ __device__ constexpr int counter_tile() {
 template <int kItems> __host__ __device__ constexpr int counter_min_blocks() {
     return kItems <= 16 ? 3 : 2;
 }
+constexpr int kCounterItemChoices[] = {16, 24, 32};
 constexpr uint64_t kCounterNarrowMaxKeys = 1ull << 20, kCounterMidMaxKeys = 1ull << 24;
+/* The keys a thread for n keys, by the rule above. */
+inline int counter_items_for(uint64_t n) {
+    return n <= kCounterNarrowMaxKeys ? kCounterItemChoices[0]
+           : n <= kCounterMidMaxKeys  ? kCounterItemChoices[2]
+                                      : kCounterItemChoices[1];
+}
 /* Counter rows the kernels are built for (odd, fewer first): at most 2 x kRows digits. */
 constexpr int kCounterRowChoices[] = {9, 21};
 constexpr uint32_t kCounterMaxDigits = 2 * kCounterRowChoices[1];
@@ -273,7 +280,6 @@ template <class F> auto with_counter_rows(int rows, F &&f) {
 }
 
 /* Calls f(std::integral_constant<int, keys a thread>) for one of kCounterItemChoices. */
-constexpr int kCounterItemChoices[] = {16, 24, 32};
 template <class F> auto with_counter_items(int items, F &&f) {
     if (items == kCounterItemChoices[1])
         return f(std::integral_constant<int, kCounterItemChoices[1]>{});

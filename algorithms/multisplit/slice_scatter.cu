@@ -445,14 +445,14 @@ template <class T, bool kPairs> int counter_rows_wanted(uint32_t max_digits) {
     return counter_rows(max_digits);
 }
 
-/* The counter scatter's keys a thread (counter_tile's comment), or PB_MULTISPLIT_COUNTER_ITEMS
- * (one of kCounterItemChoices) for A/B runs. */
+/* The counter scatter's keys a thread (counter_items_for), or PB_MULTISPLIT_COUNTER_ITEMS (one
+ * of kCounterItemChoices) for A/B runs. */
 inline int counter_items_wanted(uint64_t n) {
     const char *knob = getenv("PB_MULTISPLIT_COUNTER_ITEMS");
     const int asked = knob ? (int)strtol(knob, nullptr, 10) : 0;
     for (int items : kCounterItemChoices)
         if (asked == items) return items;
-    return n <= kCounterNarrowMaxKeys ? 16 : n <= kCounterMidMaxKeys ? 32 : 24;
+    return counter_items_for(n);
 }
 
 inline bool device_cooperative() {
