@@ -43,10 +43,27 @@ PB_BUCKET_HD uint32_t pb_bucket_of_bits(const struct pb_bucket *b, uint64_t bits
  * reduces to two 32 x 32 -> 64 multiplies with the same result:
  * floor(d * frac / 2^64) = floor((d * frac_hi + floor(d * frac_lo / 2^32)) / 2^32), whose
  * inner sum fits 64 bits. */
+PB_BUCKET_HD uint32_t pb_range32(uint32_t d, uint32_t whole, uint32_t frac_hi, uint32_t frac_lo) {
+#ifdef __CUDA_ARCH__
+    /* the same sum as a carry chain of 32-bit multiplies: nvcc widens loop-invariant
+     * factors to 64 bits and multiplies in 64 (ten instructions a key, ncu) */
+    const uint32_t low_hi = __umulhi(d, frac_lo);
+    uint32_t high_hi;
+    asm("{\n\t.reg .u32 l;\n\t"
+        "mad.lo.cc.u32 l, %1, %2, %3;\n\t"
+        "madc.hi.u32 %0, %1, %2, 0;\n\t}"
+        : "=r"(high_hi)
+        : "r"(d), "r"(frac_hi), "r"(low_hi));
+    return d * whole + high_hi;
+#else
+    const uint32_t low_hi = (uint32_t)(((uint64_t)d * frac_lo) >> 32);
+    const uint64_t high = (uint64_t)d * frac_hi + low_hi;
+    return d * whole + (uint32_t)(high >> 32);
+#endif
+}
 PB_BUCKET_HD uint32_t pb_bucket_range32(const struct pb_bucket *b, uint32_t d) {
-    const uint64_t low = (uint64_t)d * (uint32_t)b->scale_frac;
-    const uint64_t high = (uint64_t)d * (uint32_t)(b->scale_frac >> 32) + (low >> 32);
-    return d * (uint32_t)b->scale_whole + (uint32_t)(high >> 32);
+    return pb_range32(d, (uint32_t)b->scale_whole, (uint32_t)(b->scale_frac >> 32),
+                      (uint32_t)b->scale_frac);
 }
 
 PB_BUCKET_HD uint32_t pb_bucket_of_real(const struct pb_bucket *b, double x, uint64_t bits) {

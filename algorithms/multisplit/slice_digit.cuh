@@ -26,20 +26,27 @@ struct GenericDigit {
     }
 };
 
-/* Range buckets, 32-bit integer keys: pb_bucket_range32 of bucket_rules.h. The bucket is
- * built from the input's own minimum and maximum, so the bin is below bins; the clamp
- * only keeps a foreign key inside the shared memory. */
+/* Range buckets, 32-bit integer keys: pb_bucket_range32 of bucket_rules.h, its factors
+ * split into 32-bit words once. The bucket is built from the input's own minimum and
+ * maximum, so the bin is below bins; the clamp only keeps a foreign key inside the shared
+ * memory. */
 struct Range32Digit {
-    pb_bucket bucket;
     uint32_t lo, last_bin;
+    uint32_t whole, frac_hi, frac_lo;
     uint32_t shift, mask;
 
     /* only for range buckets over u32 or i32 keys (has_range32_rule, kind == RANGE) */
     static Range32Digit make(const pb_bucket &b, uint32_t shift, uint32_t mask) {
-        return {b, (uint32_t)b.min_bits, b.bins - 1, shift, mask};
+        return {(uint32_t)b.min_bits,
+                b.bins - 1,
+                (uint32_t)b.scale_whole,
+                (uint32_t)(b.scale_frac >> 32),
+                (uint32_t)b.scale_frac,
+                shift,
+                mask};
     }
     template <class T> __device__ __forceinline__ uint32_t operator()(T key) const {
-        const uint32_t bin = min(pb_bucket_range32(&bucket, (uint32_t)key - lo), last_bin);
+        const uint32_t bin = min(pb_range32((uint32_t)key - lo, whole, frac_hi, frac_lo), last_bin);
         return (bin >> shift) & mask;
     }
 };
