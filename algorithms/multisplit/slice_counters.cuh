@@ -9,7 +9,8 @@
  *     writes, fill every bank once;
  *   - a key adds one to its thread's counter of its digit, counters[row][t] with row = d / 2,
  *     two 16-bit counters a word (even digits in the low half). Column t is thread t's
- *     alone: a plain load and store, on bank t % 32, whatever the digit;
+ *     alone: a shared atomic on bank t % 32 whatever the digit, never contended, which
+ *     returns the count before the key without a load-store chain from key to key;
  *   - one raking scan over the words in (row, thread) order turns them into where each
  *     (digit, thread) starts in the tile sorted by digit, stable; the high halves add the
  *     low halves' total, so the tile holds the even digits' runs, then the odd ones' (the
@@ -21,8 +22,11 @@
  * read into registers by then), and out in runs as in the lane-mask scatter. */
 #pragma once
 
+#include <type_traits>
+
 #include <cub/block/block_scan.cuh>
 
+#include "slice_digit.cuh"
 #include "slice_fused.cuh"
 #include "slice_tiles.cuh"
 
@@ -89,19 +93,28 @@ template <int kPieces> struct Swizzled {
     __device__ uint32_t operator()(uint32_t c) const { return swizzle_piece<kPieces>(c); }
 };
 
+/* Whether the counter scatter keeps each sorted key's digit (a byte a key in shared
+ * memory) for the way out, or works it out again from the key. Range32Digit's eight
+ * instructions cost less than the byte's store and load: with the atomic count, keeping
+ * the bytes took 3 to 4% more time from 2^25 keys up (H200, 40 and 1024 bins, session
+ * 27). The other rules (splitter searches, 64-bit products) keep them. */
+template <class Digit> __host__ __device__ constexpr bool counter_keeps_digits() {
+    return !std::is_same<Digit, Range32Digit>::value;
+}
+
 /* Shared memory of the counter scatter, carved from the dynamic allocation. */
-template <int kRows, int kItems> struct CounterSmem {
+template <int kRows, int kItems, bool kKeepsDigits> struct CounterSmem {
     static constexpr int kStages = 2;
     static constexpr int kSlot = counter_slot<kItems>();
     uint32_t *ring;     /* kStages x kSlot: tiles coming in, then sorted in place */
     uint32_t *counters; /* kRows x kCounterThreads */
     uint32_t *delta;    /* digits: global position minus tile position */
     uint32_t *base;     /* digits: where this slice's next key of the digit goes */
-    uint8_t *digit;     /* kSlot: digit of each sorted key (padded) */
+    uint8_t *digit;     /* kSlot, kKeepsDigits: digit of each sorted key (padded) */
 
     __host__ __device__ static size_t bytes(uint32_t digits) {
-        const size_t ring_bytes = (size_t)kStages * kSlot * 4;
-        return ring_bytes + (size_t)kRows * kCounterThreads * 4 + (size_t)2 * digits * 4 + kSlot;
+        return (size_t)kStages * kSlot * 4 + (size_t)kRows * kCounterThreads * 4 +
+               (size_t)2 * digits * 4 + (kKeepsDigits ? kSlot : 0);
     }
     __device__ CounterSmem(unsigned char *p, uint32_t digits) {
         ring = reinterpret_cast<uint32_t *>(p);
@@ -142,7 +155,8 @@ __global__ void __launch_bounds__(kCounterThreads, counter_min_blocks<kItems>())
     static_assert(kItems % 4 == 0 && kItems < 256, "whole pieces, ranks below 2^8");
     constexpr int kPieces = kItems / 4;
     static_assert(swizzle_spreads<kPieces>(), "the tile reads fill every bank once");
-    using Smem = CounterSmem<kRows, kItems>;
+    constexpr bool kKeepsDigits = counter_keeps_digits<Digit>();
+    using Smem = CounterSmem<kRows, kItems, kKeepsDigits>;
     using Scan = cub::BlockScan<uint32_t, kCounterThreads>;
     constexpr int kTile = counter_tile<kItems>(), kSlot = Smem::kSlot;
     __shared__ typename Scan::TempStorage scan_storage;
@@ -194,16 +208,24 @@ __global__ void __launch_bounds__(kCounterThreads, counter_min_blocks<kItems>())
             k[4 * q] = kw.x, k[4 * q + 1] = kw.y, k[4 * q + 2] = kw.z, k[4 * q + 3] = kw.w;
         }
         auto count_items = [&](auto full) {
+            auto mine = [&](int j) { return full.value || th * kItems + j < valid; };
+            /* the digits first: independent of one another, their arithmetic overlaps */
 #pragma unroll
             for (int j = 0; j < kItems; j++) {
-                if (!full.value && th * kItems + j >= valid) continue;
+                if (!mine(j)) continue;
                 T key;
                 memcpy(&key, &k[j], 4);
-                const uint32_t d = digit_of(key);
+                digit_before[j] = digit_of(key);
+            }
+#pragma unroll
+            for (int j = 0; j < kItems; j++) {
+                if (!mine(j)) continue;
+                const uint32_t d = digit_before[j];
                 const CounterOf c(d);
-                uint32_t *word = my_counters + c.row * kCounterThreads;
-                const uint32_t old = *word;
-                *word = old + c.one();
+                /* a shared atomic hands back the count before this key without waiting on
+                 * the previous key's store: a load and a store chain the keys, 5% more time
+                 * (H200, 2^22 to 2^28 keys, 40 and 1024 bins, session 27) */
+                const uint32_t old = atomicAdd(my_counters + c.row * kCounterThreads, c.one());
                 digit_before[j] = d | old << 8;
             }
         };
@@ -232,16 +254,26 @@ __global__ void __launch_bounds__(kCounterThreads, counter_min_blocks<kItems>())
 
         /* 3. The tile sorted by digit into its own slot; per digit, where its run goes */
         auto place_items = [&](auto full) {
+            auto mine = [&](int j) { return full.value || th * kItems + j < valid; };
+            /* every key's place before any store, so that the counter loads overlap (a
+             * store to the tile between them would order them) */
 #pragma unroll
             for (int j = 0; j < kItems; j++) {
-                if (!full.value && th * kItems + j >= valid) continue;
+                if (!mine(j)) continue;
                 /* my start and my earlier keys, field by field: neither field carries
-                 * (starts are below kTile, earlier keys below kItems) */
+                 * (starts are below kTile, earlier keys below kItems); the digit kept
+                 * above the place (places are below 2^16) */
                 const CounterOf c(digit_before[j] & 0xffu);
                 const uint32_t at =
                     padded(c.in(my_counters[c.row * kCounterThreads] + (digit_before[j] >> 8)));
+                digit_before[j] = at | (digit_before[j] & 0xffu) << 16;
+            }
+#pragma unroll
+            for (int j = 0; j < kItems; j++) {
+                if (!mine(j)) continue;
+                const uint32_t at = digit_before[j] & 0xffffu;
                 tile[at] = k[j];
-                sm.digit[at] = (uint8_t)digit_before[j];
+                if constexpr (kKeepsDigits) sm.digit[at] = (uint8_t)(digit_before[j] >> 16);
             }
         };
         if (valid == (uint32_t)kTile)
@@ -266,7 +298,8 @@ __global__ void __launch_bounds__(kCounterThreads, counter_min_blocks<kItems>())
          * kCounterThreads / 32): fixed offsets, no loop test. */
         auto put = [&](uint32_t i, uint32_t at) {
             /* not memcpy, which stores 4 bytes one by one */
-            out_keys[sm.delta[sm.digit[at]] + i] = reinterpret_cast<const T *>(tile)[at];
+            const T key = reinterpret_cast<const T *>(tile)[at];
+            out_keys[sm.delta[kKeepsDigits ? sm.digit[at] : digit_of(key)] + i] = key;
         };
         if (valid == (uint32_t)kTile) {
             constexpr uint32_t kStride = kCounterThreads + kCounterThreads / 32;
