@@ -102,9 +102,11 @@ template <class Digit> __host__ __device__ constexpr bool counter_keeps_digits()
     return !std::is_same<Digit, Range32Digit>::value;
 }
 
-/* Shared memory of the counter scatter, carved from the dynamic allocation. */
-template <int kRows, int kItems, bool kKeepsDigits> struct CounterSmem {
+/* Shared memory of the counter scatter for digit rule Digit, carved from the dynamic
+ * allocation. */
+template <int kRows, int kItems, class Digit> struct CounterSmem {
     static constexpr int kStages = 2;
+    static constexpr bool kKeepsDigits = counter_keeps_digits<Digit>();
     static constexpr int kSlot = counter_slot<kItems>();
     uint32_t *ring;     /* kStages x kSlot: tiles coming in, then sorted in place */
     uint32_t *counters; /* kRows x kCounterThreads */
@@ -155,8 +157,8 @@ __global__ void __launch_bounds__(kCounterThreads, counter_min_blocks<kItems>())
     static_assert(kItems % 4 == 0 && kItems < 256, "whole pieces, ranks below 2^8");
     constexpr int kPieces = kItems / 4;
     static_assert(swizzle_spreads<kPieces>(), "the tile reads fill every bank once");
-    constexpr bool kKeepsDigits = counter_keeps_digits<Digit>();
-    using Smem = CounterSmem<kRows, kItems, kKeepsDigits>;
+    using Smem = CounterSmem<kRows, kItems, Digit>;
+    constexpr bool kKeepsDigits = Smem::kKeepsDigits;
     using Scan = cub::BlockScan<uint32_t, kCounterThreads>;
     constexpr int kTile = counter_tile<kItems>(), kSlot = Smem::kSlot;
     __shared__ typename Scan::TempStorage scan_storage;
@@ -207,19 +209,21 @@ __global__ void __launch_bounds__(kCounterThreads, counter_min_blocks<kItems>())
             const uint4 kw = *reinterpret_cast<const uint4 *>(tile + piece);
             k[4 * q] = kw.x, k[4 * q + 1] = kw.y, k[4 * q + 2] = kw.z, k[4 * q + 3] = kw.w;
         }
+        /* whether key j of my kItems is in the tile (always in a full one) */
+        auto holds = [&](auto full, int j) { return full.value || th * kItems + j < valid; };
+        /* all the digits first (independent of one another, their arithmetic overlaps),
+         * then each key's count */
         auto count_items = [&](auto full) {
-            auto mine = [&](int j) { return full.value || th * kItems + j < valid; };
-            /* the digits first: independent of one another, their arithmetic overlaps */
 #pragma unroll
             for (int j = 0; j < kItems; j++) {
-                if (!mine(j)) continue;
+                if (!holds(full, j)) continue;
                 T key;
                 memcpy(&key, &k[j], 4);
                 digit_before[j] = digit_of(key);
             }
 #pragma unroll
             for (int j = 0; j < kItems; j++) {
-                if (!mine(j)) continue;
+                if (!holds(full, j)) continue;
                 const uint32_t d = digit_before[j];
                 const CounterOf c(d);
                 /* a shared atomic hands back the count before this key without waiting on
@@ -252,14 +256,13 @@ __global__ void __launch_bounds__(kCounterThreads, counter_min_blocks<kItems>())
         }
         __syncthreads();
 
-        /* 3. The tile sorted by digit into its own slot; per digit, where its run goes */
+        /* 3. The tile sorted by digit into its own slot; per digit, where its run goes.
+         * Every key's place before any store, so that the counter loads overlap (a store
+         * to the tile between them would order them). */
         auto place_items = [&](auto full) {
-            auto mine = [&](int j) { return full.value || th * kItems + j < valid; };
-            /* every key's place before any store, so that the counter loads overlap (a
-             * store to the tile between them would order them) */
 #pragma unroll
             for (int j = 0; j < kItems; j++) {
-                if (!mine(j)) continue;
+                if (!holds(full, j)) continue;
                 /* my start and my earlier keys, field by field: neither field carries
                  * (starts are below kTile, earlier keys below kItems); the digit kept
                  * above the place (places are below 2^16) */
@@ -270,7 +273,7 @@ __global__ void __launch_bounds__(kCounterThreads, counter_min_blocks<kItems>())
             }
 #pragma unroll
             for (int j = 0; j < kItems; j++) {
-                if (!mine(j)) continue;
+                if (!holds(full, j)) continue;
                 const uint32_t at = digit_before[j] & 0xffffu;
                 tile[at] = k[j];
                 if constexpr (kKeepsDigits) sm.digit[at] = (uint8_t)(digit_before[j] >> 16);

@@ -512,10 +512,9 @@ auto with_scatter_kernel(const Plan &p, uint32_t digits, F &&f) {
             return with_counter_rows(counter_rows(digits), [&](auto r) {
                 return with_counter_items(p.counter_items, [&](auto items) {
                     constexpr int kRows = r.value, kItems = items.value;
-                    return f(
-                        counter_scatter_kernel<T, Digit, kRows, false, kItems>,
-                        counter_scatter_kernel<T, Digit, kRows, true, kItems>,
-                        CounterSmem<kRows, kItems, counter_keeps_digits<Digit>()>::bytes(digits));
+                    return f(counter_scatter_kernel<T, Digit, kRows, false, kItems>,
+                             counter_scatter_kernel<T, Digit, kRows, true, kItems>,
+                             CounterSmem<kRows, kItems, Digit>::bytes(digits));
                 });
             });
     }
