@@ -56,5 +56,10 @@ __device__ __forceinline__ void commit_async() {
 __device__ __forceinline__ void wait_async_all() {
     asm volatile("cp.async.wait_group 0;\n" ::: "memory");
 }
+/* All but the newest kPending groups of this thread have landed. */
+template <int kPending> __device__ __forceinline__ void wait_async() {
+    static_assert(kPending >= 0, "a count of groups");
+    asm volatile("cp.async.wait_group %0;\n" ::"n"(kPending) : "memory");
+}
 
 } // namespace pb

@@ -4,15 +4,20 @@
  *
  * A piece is a slice of the scatter kernel cut in `split` parts: the scatter runs a few
  * fat blocks an SM, the count wants many warps with loads in flight, so it gets its own
- * finer grid. Each thread keeps four 16-byte loads in flight.
+ * finer grid. Each thread keeps four 16-byte loads in flight, and issues the next four
+ * before it counts these.
  *
  * Up to kPrivateCountMaxDigits digits each thread counts in its own column of 16-bit
- * counters (the kernel's kPrivate, while private_count_fits): a key costs a load and a
- * store on the thread's own bank, no atomics. The shared atomics (with a thread's run of
- * equal digits added once, DigitRun) serve more digits. H200, 2^28 u32 keys, 40 bins: with
- * the atomics 25.7 instructions a key, 0.325 ms, DRAM 69% busy
- * (results/h200/ncu-multisplit-count-40-session18.txt); with the counters 0.296 ms (64
- * bins: 0.325 and 0.287). */
+ * counters (the kernel's kPrivate, while private_count_fits): a key costs a shared atomic
+ * on the thread's own bank, never contended. The shared atomics on a block-wide histogram
+ * (with a thread's run of equal digits added once, DigitRun) serve more digits. H200, 2^28
+ * u32 keys, 40 bins: with the block-wide atomics 25.7 instructions a key, 0.325 ms, DRAM 69%
+ * busy (results/h200/ncu-multisplit-count-40-session18.txt); with the counters 0.296 ms
+ * (64 bins: 0.325 and 0.287). The loads ahead and the atomic (a load and a store before)
+ * took 0.85% off the whole 40-bin multisplit and 0.7% off 1024 bins (session 28,
+ * configs/tests/multisplit-count-ab.json, results/h200/session28-call1-*); either alone:
+ * +0.4% and -0.3%; eight loads a thread +0.5%. ncu then: 250 us, DRAM 90% busy, what CUB's
+ * sum of the same keys takes (configs/tests/reduce-cub-read.json). */
 #pragma once
 
 #include <string.h>
@@ -90,45 +95,69 @@ __global__ void __launch_bounds__(kCountThreads)
     const uint64_t end = min(begin + part_span, slice_end);
     /* full: the warp's whole stretch is inside the piece, so no key needs a bounds check
      * (every stretch but a piece's last; the checks cost a third of the kernel's work) */
-    auto count_stretch = [&](uint64_t base, auto full) {
-        T k[kVecs][kVecKeys];
-        uint32_t have[kVecs];
-#pragma unroll
-        for (int v = 0; v < kVecs; v++) {
-            /* vector v of lane l: keys [base + (v * 32 + l) * kVecKeys, ...) */
-            const uint64_t first = base + (uint64_t)(v * 32 + lane) * kVecKeys;
-            if (full.value || first + kVecKeys <= end) {
-                const uint4 raw = *reinterpret_cast<const uint4 *>(keys + first);
-                memcpy(k[v], &raw, sizeof raw);
-                have[v] = kVecKeys;
-            } else {
-                have[v] = first < end ? (uint32_t)(end - first) : 0;
-#pragma unroll
-                for (int u = 0; u < kVecKeys; u++)
-                    if (u < (int)have[v]) k[v][u] = keys[first + u];
-            }
-        }
+    auto count_keys = [&](const T *k, const uint32_t *have, auto full) {
         DigitRun run;
 #pragma unroll
         for (int v = 0; v < kVecs; v++) {
 #pragma unroll
             for (int u = 0; u < kVecKeys; u++) {
                 if (!full.value && u >= (int)have[v]) continue;
-                const uint32_t d = digit(k[v][u]);
+                const uint32_t d = digit(k[v * kVecKeys + u]);
                 if (kPrivate)
-                    column[(d >> 1) * kCountThreads] += 1u << ((d & 1) * 16);
+                    atomicAdd(&column[(d >> 1) * kCountThreads], 1u << ((d & 1) * 16));
                 else
                     run.add(mine, d);
             }
         }
         if (!kPrivate) run.flush(mine);
     };
-    for (uint64_t base = begin + warp * kWarpStep; base < end; base += kCountWarps * kWarpStep) {
-        if (base + kWarpStep <= end)
-            count_stretch(base, std::true_type{});
-        else
-            count_stretch(base, std::false_type{});
+    /* vector v of lane l in the stretch at base: keys [base + (v * 32 + l) * kVecKeys, ...) */
+    auto load_full = [&](uint64_t base, T *k) {
+#pragma unroll
+        for (int v = 0; v < kVecs; v++) {
+            const uint4 raw = *reinterpret_cast<const uint4 *>(
+                keys + base + (uint64_t)(v * 32 + lane) * kVecKeys);
+            memcpy(k + v * kVecKeys, &raw, sizeof raw);
+        }
+    };
+    auto count_partial = [&](uint64_t base) {
+        T k[kVecs * kVecKeys];
+        uint32_t have[kVecs];
+#pragma unroll
+        for (int v = 0; v < kVecs; v++) {
+            const uint64_t first = base + (uint64_t)(v * 32 + lane) * kVecKeys;
+            if (first + kVecKeys <= end) {
+                const uint4 raw = *reinterpret_cast<const uint4 *>(keys + first);
+                memcpy(k + v * kVecKeys, &raw, sizeof raw);
+                have[v] = kVecKeys;
+            } else {
+                have[v] = first < end ? (uint32_t)(end - first) : 0;
+#pragma unroll
+                for (int u = 0; u < kVecKeys; u++)
+                    if (u < (int)have[v]) k[v * kVecKeys + u] = keys[first + u];
+            }
+        }
+        count_keys(k, have, std::false_type{});
+    };
+    constexpr uint64_t kStep = kCountWarps * kWarpStep;
+    uint64_t base = begin + warp * kWarpStep;
+    /* the next stretch's loads are issued before this one is counted */
+    if (base + kWarpStep <= end) {
+        T cur[kVecs * kVecKeys];
+        load_full(base, cur);
+        for (;;) {
+            const uint64_t next = base + kStep;
+            T ahead[kVecs * kVecKeys];
+            const bool more = next + kWarpStep <= end;
+            if (more) load_full(next, ahead);
+            count_keys(cur, nullptr, std::true_type{});
+            base = next;
+            if (!more) break;
+#pragma unroll
+            for (int i = 0; i < kVecs * kVecKeys; i++) cur[i] = ahead[i];
+        }
     }
+    if (base < end) count_partial(base); /* a piece's last stretch, cut short */
     __syncthreads();
     if constexpr (kPrivate) { /* a warp a row of words: both halves summed over the threads */
         for (uint32_t row = warp; row < (digits + 1) / 2; row += kCountWarps) {

@@ -105,6 +105,10 @@ template <class Digit> __host__ __device__ constexpr bool counter_keeps_digits()
 /* Shared memory of the counter scatter for digit rule Digit, carved from the dynamic
  * allocation. */
 template <int kRows, int kItems, class Digit> struct CounterSmem {
+    /* Two slots: tile t + 1 comes in while tile t is worked on. Three (tile t + 2 on its
+     * way too) took 1% more time at 24 keys a thread from 2^25 keys up (H200, session 28,
+     * multisplit-counter-items.json, results/h200/session28-call3-*). The kernel takes any
+     * count. */
     static constexpr int kStages = 2;
     static constexpr bool kKeepsDigits = counter_keeps_digits<Digit>();
     static constexpr int kSlot = counter_slot<kItems>();
@@ -160,7 +164,7 @@ __global__ void __launch_bounds__(kCounterThreads, counter_min_blocks<kItems>())
     using Smem = CounterSmem<kRows, kItems, Digit>;
     constexpr bool kKeepsDigits = Smem::kKeepsDigits;
     using Scan = cub::BlockScan<uint32_t, kCounterThreads>;
-    constexpr int kTile = counter_tile<kItems>(), kSlot = Smem::kSlot;
+    constexpr int kTile = counter_tile<kItems>(), kSlot = Smem::kSlot, kStages = Smem::kStages;
     __shared__ typename Scan::TempStorage scan_storage;
     extern __shared__ __align__(16) unsigned char dynamic_smem[];
     const Smem sm(dynamic_smem, digits);
@@ -168,17 +172,18 @@ __global__ void __launch_bounds__(kCounterThreads, counter_min_blocks<kItems>())
     uint32_t *my_counters = sm.counters + th; /* row r at my_counters[r * kCounterThreads] */
 
     const SliceTiles<kTile> slice(n, span);
-    /* tile t into ring slot t % 2 as one cp.async group (empty past the end) */
+    auto slot_of = [&](uint32_t t) { return sm.ring + (t % kStages) * kSlot; };
+    /* tile t into ring slot t % kStages as one cp.async group (empty past the end) */
     auto fetch = [&](uint32_t t) {
-        if (t < slice.tiles) {
-            const uint32_t slot = (t % Smem::kStages) * kSlot;
-            copy_tile_async<kCounterThreads>(sm.ring + slot, keys + slice.start(t),
-                                             slice.keys(t) * 4, Swizzled<kPieces>{});
-        }
+        if (t < slice.tiles)
+            copy_tile_async<kCounterThreads>(slot_of(t), keys + slice.start(t), slice.keys(t) * 4,
+                                             Swizzled<kPieces>{});
         pb::commit_async();
     };
 
-    fetch(0);
+    /* tiles 0 to kStages - 2 on their way in; tile t + kStages - 1 is fetched as tile t's
+     * turn begins, into the slot tile t - 1 has left */
+    for (int t = 0; t < kStages - 1; t++) fetch(t);
     if constexpr (kFused)
         fused_slice_bases<kCounterThreads, T, Digit, Scan>(
             keys, slice.begin, slice.end, digit_of, digits, fused, sm.delta, sm.base, scan_storage);
@@ -189,46 +194,42 @@ __global__ void __launch_bounds__(kCounterThreads, counter_min_blocks<kItems>())
 #pragma unroll
     for (int r = 0; r < kRows; r++) my_counters[r * kCounterThreads] = 0;
 
-    for (uint32_t t = 0; t < slice.tiles; t++) {
-        /* tile t has landed for everyone, and tile t - 1 is out: its slot takes t + 1 */
-        pb::wait_async_all();
-        __syncthreads();
-        fetch(t + 1);
-        const uint32_t valid = slice.keys(t);
-        const uint32_t slot = (t % Smem::kStages) * kSlot;
-        uint32_t *tile = sm.ring + slot;
-
-        /* 1. My kItems keys, and for each its digit (low byte) and above it the whole
-         * counter word before the key: both its 16-bit counts are below kItems, so they fit
-         * beside the digit, and step 3 adds the word as it is to the scanned word, saving
-         * the field's extraction here. */
-        uint32_t k[kItems], digit_before[kItems] = {};
+    /* My kItems keys of the tile in flight, and for each its digit (low byte) and above it
+     * the whole counter word before the key: both its 16-bit counts are below kItems, so
+     * they fit beside the digit, and step 3 adds the word as it is to the scanned word,
+     * saving the field's extraction here. */
+    uint32_t k[kItems], digit_before[kItems] = {};
+    /* whether key j of my kItems is in a tile of `valid` keys (always in a full one) */
+    auto holds = [&](auto full, uint32_t valid, int j) {
+        return full.value || th * kItems + j < valid;
+    };
+    /* 1. Tile t's keys counted, each by a shared atomic on my own column: it hands back the
+     * count before the key without waiting on the previous key's store (a load and a store
+     * chain the keys, 5% more time: H200, 2^22 to 2^28 keys, 40 and 1024 bins, session 27). */
+    auto count_tile = [&](uint32_t t) {
+        const uint32_t *tile = slot_of(t);
 #pragma unroll
         for (int q = 0; q < kPieces; q++) {
             const uint32_t piece = swizzle_piece<kPieces>(th * kPieces + q) * 4;
             const uint4 kw = *reinterpret_cast<const uint4 *>(tile + piece);
             k[4 * q] = kw.x, k[4 * q + 1] = kw.y, k[4 * q + 2] = kw.z, k[4 * q + 3] = kw.w;
         }
-        /* whether key j of my kItems is in the tile (always in a full one) */
-        auto holds = [&](auto full, int j) { return full.value || th * kItems + j < valid; };
+        const uint32_t valid = slice.keys(t);
         /* all the digits first (independent of one another, their arithmetic overlaps),
          * then each key's count */
         auto count_items = [&](auto full) {
 #pragma unroll
             for (int j = 0; j < kItems; j++) {
-                if (!holds(full, j)) continue;
+                if (!holds(full, valid, j)) continue;
                 T key;
                 memcpy(&key, &k[j], 4);
                 digit_before[j] = digit_of(key);
             }
 #pragma unroll
             for (int j = 0; j < kItems; j++) {
-                if (!holds(full, j)) continue;
+                if (!holds(full, valid, j)) continue;
                 const uint32_t d = digit_before[j];
                 const CounterOf c(d);
-                /* a shared atomic hands back the count before this key without waiting on
-                 * the previous key's store: a load and a store chain the keys, 5% more time
-                 * (H200, 2^22 to 2^28 keys, 40 and 1024 bins, session 27) */
                 const uint32_t old = atomicAdd(my_counters + c.row * kCounterThreads, c.one());
                 digit_before[j] = d | old << 8;
             }
@@ -237,7 +238,25 @@ __global__ void __launch_bounds__(kCounterThreads, counter_min_blocks<kItems>())
             count_items(std::true_type{});
         else
             count_items(std::false_type{});
+    };
+
+    if (slice.tiles) {
+        pb::wait_async<kStages - 2>(); /* tile 0 (its group the oldest) */
         __syncthreads();
+        count_tile(0);
+    }
+    /* Per tile, three barriers (and the block scan's): its count, its scan, its sorted
+     * tile. A tile's way out shares the last stretch with the next tile's count, whose
+     * atomics and arithmetic overlap the way out's stores: one barrier a tile fewer than
+     * a loop of count, scan, sort and way out. H200, u32 keys alone, 40 and 1024 bins, time
+     * against that loop (session 28, multisplit-counter-items.json, results/h200/
+     * session28-call3-*): 2^23 keys -1.9 and -1.8%, 2^24 -3.2 and -3.2% (32 keys a thread),
+     * 2^25 to 2^28 -0.4 to +0.1% (24). */
+    for (uint32_t t = 0; t < slice.tiles; t++) {
+        __syncthreads(); /* tile t counted; tile t - 1 out, its slot free */
+        fetch(t + kStages - 1);
+        const uint32_t valid = slice.keys(t);
+        uint32_t *tile = slot_of(t);
 
         /* 2. Raking scan: thread th takes words [th * kRows, th * kRows + kRows) */
         {
@@ -262,7 +281,7 @@ __global__ void __launch_bounds__(kCounterThreads, counter_min_blocks<kItems>())
         auto place_items = [&](auto full) {
 #pragma unroll
             for (int j = 0; j < kItems; j++) {
-                if (!holds(full, j)) continue;
+                if (!holds(full, valid, j)) continue;
                 /* my start and my earlier keys, field by field: neither field carries
                  * (starts are below kTile, earlier keys below kItems); the digit kept
                  * above the place (places are below 2^16) */
@@ -273,7 +292,7 @@ __global__ void __launch_bounds__(kCounterThreads, counter_min_blocks<kItems>())
             }
 #pragma unroll
             for (int j = 0; j < kItems; j++) {
-                if (!holds(full, j)) continue;
+                if (!holds(full, valid, j)) continue;
                 const uint32_t at = digit_before[j] & 0xffffu;
                 tile[at] = k[j];
                 if constexpr (kKeepsDigits) sm.digit[at] = (uint8_t)(digit_before[j] >> 16);
@@ -294,11 +313,14 @@ __global__ void __launch_bounds__(kCounterThreads, counter_min_blocks<kItems>())
             sm.delta[d] = sm.base[d] - start; /* unsigned wrap-around is exact */
             sm.base[d] += tile_start(next_run<kRows>(d)) - start;
         }
+        /* tile t + 1 has landed (this thread's part; the barrier makes it everyone's): the
+         * groups of tiles t + 2 to t + kStages - 1 may still be in flight */
+        pb::wait_async<kStages - 2>();
         __syncthreads();
 
-        /* 4. Out in runs; my counters back to zero for the next tile. A full tile's
-         * positions th + j kCounterThreads are padded to padded(th) + j (kCounterThreads +
-         * kCounterThreads / 32): fixed offsets, no loop test. */
+        /* 4. Out in runs; my counters back to zero, and the next tile counted. A full
+         * tile's positions th + j kCounterThreads are padded to padded(th) + j
+         * (kCounterThreads + kCounterThreads / 32): fixed offsets, no loop test. */
         auto put = [&](uint32_t i, uint32_t at) {
             /* not memcpy, which stores 4 bytes one by one */
             const T key = reinterpret_cast<const T *>(tile)[at];
@@ -316,6 +338,7 @@ __global__ void __launch_bounds__(kCounterThreads, counter_min_blocks<kItems>())
         }
 #pragma unroll
         for (int r = 0; r < kRows; r++) my_counters[r * kCounterThreads] = 0;
+        if (t + 1 < slice.tiles) count_tile(t + 1);
     }
 }
 
