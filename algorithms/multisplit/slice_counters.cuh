@@ -26,6 +26,7 @@
 
 #include <cub/block/block_scan.cuh>
 
+#include "grid_dependency.cuh"
 #include "slice_digit.cuh"
 #include "slice_fused.cuh"
 #include "slice_tiles.cuh"
@@ -34,18 +35,21 @@ namespace pb_ms {
 
 constexpr int kCounterThreads = 256;
 /* Keys a thread (kCounterItemChoices): 16 (64 bytes, three blocks an SM) up to
- * kCounterNarrowMaxKeys keys; 32 (two blocks) up to kCounterMidMaxKeys; 24 (two blocks)
- * above. Wider tiles spread the per-tile work (the raking scan, the clearing, four
- * barriers) over more keys and make each digit's run out of a tile longer, for a third
- * fewer warps an SM. H200, u32 keys alone, 40 bins (one pass of 40 digits) and 1024 (two of
- * 32), time against 16 (session 26; configs/tests/multisplit-counter-items.json, one binary,
- * results/h200/session26-call2-*; link-variant builds, multisplit-counter-shape-ab.json,
- * session26-call1-*):
+ * kCounterNarrowMaxKeys keys, 32 (two blocks) above; 24 (two blocks) for A/B runs
+ * (PB_MULTISPLIT_COUNTER_ITEMS). Wider tiles spread the per-tile work (the raking scan, the
+ * clearing, the barriers) over more keys and make each digit's run out of a tile longer,
+ * for a third fewer warps an SM. H200, u32 keys alone, 40 bins (one pass of 40 digits) and
+ * 1024 (two of 32), time against 16 (session 26; configs/tests/multisplit-counter-items.json,
+ * one binary, results/h200/session26-call2-*; link-variant builds,
+ * multisplit-counter-shape-ab.json, session26-call1-*):
  *   keys    2^20     2^21      2^22        2^23         2^24        2^25       2^26..2^28
  *   24    +14/-0   -0/-0    +0/-1       -3/-3        -1/-2       -2/-3      -0..-4/-1..-5
  *   32    +11/+0   -22/-0   -10/-9     -11/-11       -5/-5       -0/-1      +1..+2/+0..+1
- * 90% of keys in one bin, 2^28, 40 bins: 24 -3.8%, 32 +0.4%; 8 bins -0.9 and -2.8%.
- * 128-thread blocks of 16 keys, six an SM: 2^28 40 bins +7.6%. */
+ * Since the next tile is counted beside this one's way out (session 28), 32 against 24
+ * from 2^25 keys up, 40 / 1024 bins: 2^25 -3.7/-4.3%, 2^26 -3.1/-3.5%, 2^27 -3.8/-3.8%,
+ * 2^28 -4.5/-4.6% (results/h200/session28-call4-multisplit-counter-items*.csv, one
+ * binary). 90% of keys in one bin, 2^28, 40 bins (session 26): 24 -3.8%, 32 +0.4%; 8 bins
+ * -0.9 and -2.8%. 128-thread blocks of 16 keys, six an SM: 2^28 40 bins +7.6%. */
 template <int kItems> __host__ __device__ constexpr int counter_tile() {
     return kCounterThreads * kItems;
 }
@@ -53,12 +57,10 @@ template <int kItems> __host__ __device__ constexpr int counter_min_blocks() {
     return kItems <= 16 ? 3 : 2;
 }
 constexpr int kCounterItemChoices[] = {16, 24, 32};
-constexpr uint64_t kCounterNarrowMaxKeys = 1ull << 20, kCounterMidMaxKeys = 1ull << 24;
+constexpr uint64_t kCounterNarrowMaxKeys = 1ull << 20;
 /* The keys a thread for n keys, by the rule above. */
 inline int counter_items_for(uint64_t n) {
-    return n <= kCounterNarrowMaxKeys ? kCounterItemChoices[0]
-           : n <= kCounterMidMaxKeys  ? kCounterItemChoices[2]
-                                      : kCounterItemChoices[1];
+    return n <= kCounterNarrowMaxKeys ? kCounterItemChoices[0] : kCounterItemChoices[2];
 }
 /* Counter rows the kernels are built for (odd, fewer first): at most 2 x kRows digits. */
 constexpr int kCounterRowChoices[] = {9, 21};
@@ -187,6 +189,8 @@ __global__ void __launch_bounds__(kCounterThreads, counter_min_blocks<kItems>())
     if constexpr (kFused)
         fused_slice_bases<kCounterThreads, T, Digit, Scan>(
             keys, slice.begin, slice.end, digit_of, digits, fused, sm.delta, sm.base, scan_storage);
+    else
+        pb::wait_for_prior_grid(); /* the scan of the starts */
     for (uint32_t d = th; d < digits; d += kCounterThreads) {
         if (!kFused) sm.base[d] = starts[(uint64_t)d * pieces + (uint64_t)blockIdx.x * split];
         if (offsets && blockIdx.x == 0) offsets[d] = sm.base[d];

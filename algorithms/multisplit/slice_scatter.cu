@@ -33,6 +33,7 @@
 #include <cub/device/device_scan.cuh>
 
 #include "async_copy.cuh"
+#include "grid_dependency.cuh"
 #include "search.cuh"
 #include "slice_count.cuh"
 #include "slice_counters.cuh"
@@ -44,6 +45,14 @@ namespace {
 
 constexpr int kThreads = 256;
 constexpr int kWarps = kThreads / 32;
+/* Whether an unfused scatter is launched to overlap the end of the scan before it
+ * (grid_dependency.cuh); 0 for A/B builds. H200, u32 keys alone, 40 / 1024 bins, time
+ * against 0 (session 28, multisplit-counter-items.json, results/h200/session28-call4-*):
+ * 2^22 keys -4.1/-4.1%, 2^23 -2.5/-3.6%, 2^24 -1.3/-2.2%, 2^25 -1.2/-1.2%, 2^26 to 2^28
+ * -0.2 to -0.5% (2^21, fused, -0.3/-0.0%). */
+#ifndef PB_MULTISPLIT_PDL
+#define PB_MULTISPLIT_PDL 1
+#endif
 /* The most bins one pass takes, by input size. Measured on the H200 with the lane-mask
  * ranking, one pass against two (u32 keys): at 2^28 keys 256 bins 2.08 against 2.56 ms,
  * 361 2.43 / 2.52, 512 2.94 / 2.56; at 2^22 to 2^24 keys 512 bins 0.063 / 0.082,
@@ -218,6 +227,8 @@ __global__ void __launch_bounds__(kThreads, (scatter_min_blocks<T, kPairs, kItem
     if constexpr (kFused)
         fused_slice_bases<kThreads, T, Digit, Scan>(keys, slice.begin, slice.end, digit_of, digits,
                                                     fused, sm.tile_count, sm.base, scan_storage);
+    else
+        pb::wait_for_prior_grid(); /* the scan of the starts */
     for (uint32_t d = threadIdx.x; d < digits; d += kThreads) {
         if (!kFused) sm.base[d] = starts[(uint64_t)d * pieces + (uint64_t)blockIdx.x * split];
         /* slice 0's start of a digit is where the digit starts: the bins' offsets */
@@ -633,16 +644,22 @@ cudaError_t run_pass(const Digit &digit, uint32_t digits, const Plan &p, Scratch
         p, digits, [&](auto plain, auto fused, size_t smem) {
             auto kernel = p.fused ? fused : plain;
             allow_smem(kernel, smem);
-            cudaLaunchAttribute cooperative{};
-            cooperative.id = cudaLaunchAttributeCooperative;
-            cooperative.val.cooperative = 1;
+            /* fused: cooperative (its grid barriers); else overlapping the scan's end (the
+             * kernel waits for it before it reads the starts) */
+            cudaLaunchAttribute attr{};
+            if (p.fused) {
+                attr.id = cudaLaunchAttributeCooperative;
+                attr.val.cooperative = 1;
+            } else {
+                attr = pb::overlap_prior_grid();
+            }
             cudaLaunchConfig_t config{};
             config.gridDim = p.slices;
             config.blockDim = kThreads;
             config.dynamicSmemBytes = smem;
             config.stream = stream;
-            config.attrs = &cooperative;
-            config.numAttrs = p.fused ? 1 : 0;
+            config.attrs = &attr;
+            config.numAttrs = p.fused || PB_MULTISPLIT_PDL ? 1 : 0;
             return cudaLaunchKernelEx(&config, kernel, keys, values, n, p.span, digit, digits,
                                       (const uint32_t *)s.starts, p.pieces(), p.split,
                                       FusedScratch{s.counts, s.totals}, out_keys, out_values,
