@@ -15,9 +15,10 @@
  * busy (results/h200/ncu-multisplit-count-40-session18.txt); with the counters 0.296 ms
  * (64 bins: 0.325 and 0.287). The loads ahead and the atomic (a load and a store before)
  * took 0.85% off the whole 40-bin multisplit and 0.7% off 1024 bins (session 28,
- * configs/tests/multisplit-count-ab.json, results/h200/session28-call1-*); either alone:
- * +0.4% and -0.3%; eight loads a thread +0.5%. ncu then: 250 us, DRAM 90% busy, what CUB's
- * sum of the same keys takes (configs/tests/reduce-cub-read.json). */
+ * configs/tests/multisplit-count-ab.json, results/h200/session28-call1-*); the loads ahead
+ * alone +0.4 and +0.5%, the atomic alone -0.6 and -0.3%, eight loads a thread +0.5 and
+ * +0.5%. ncu then: 250 us, DRAM 90% busy, what CUB's sum of the same keys takes
+ * (configs/tests/reduce-cub-read.json). */
 #pragma once
 
 #include <string.h>

@@ -254,8 +254,8 @@ __global__ void __launch_bounds__(kCounterThreads, counter_min_blocks<kItems>())
      * atomics and arithmetic overlap the way out's stores: one barrier a tile fewer than
      * a loop of count, scan, sort and way out. H200, u32 keys alone, 40 and 1024 bins, time
      * against that loop (session 28, multisplit-counter-items.json, results/h200/
-     * session28-call3-*): 2^23 keys -1.9 and -1.8%, 2^24 -3.2 and -3.2% (32 keys a thread),
-     * 2^25 to 2^28 -0.4 to +0.1% (24). */
+     * session28-call3-*): 2^23 keys -1.9 and -1.8%, 2^24 -3.3 and -3.3% (32 keys a thread),
+     * 2^25 to 2^28 -0.3 to +0.1% (24 keys a thread then). */
     for (uint32_t t = 0; t < slice.tiles; t++) {
         __syncthreads(); /* tile t counted; tile t - 1 out, its slot free */
         fetch(t + kStages - 1);
