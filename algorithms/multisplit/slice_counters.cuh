@@ -26,7 +26,6 @@
 
 #include <cub/block/block_scan.cuh>
 
-#include "grid_dependency.cuh"
 #include "slice_digit.cuh"
 #include "slice_fused.cuh"
 #include "slice_tiles.cuh"
@@ -186,15 +185,9 @@ __global__ void __launch_bounds__(kCounterThreads, counter_min_blocks<kItems>())
     /* tiles 0 to kStages - 2 on their way in; tile t + kStages - 1 is fetched as tile t's
      * turn begins, into the slot tile t - 1 has left */
     for (int t = 0; t < kStages - 1; t++) fetch(t);
-    if constexpr (kFused)
-        fused_slice_bases<kCounterThreads, T, Digit, Scan>(
-            keys, slice.begin, slice.end, digit_of, digits, fused, sm.delta, sm.base, scan_storage);
-    else
-        pb::wait_for_prior_grid(); /* the scan of the starts */
-    for (uint32_t d = th; d < digits; d += kCounterThreads) {
-        if (!kFused) sm.base[d] = starts[(uint64_t)d * pieces + (uint64_t)blockIdx.x * split];
-        if (offsets && blockIdx.x == 0) offsets[d] = sm.base[d];
-    }
+    slice_bases<kCounterThreads, kFused, T, Digit, Scan>(keys, slice.begin, slice.end, digit_of,
+                                                         digits, fused, starts, pieces, split,
+                                                         sm.delta, sm.base, offsets, scan_storage);
 #pragma unroll
     for (int r = 0; r < kRows; r++) my_counters[r * kCounterThreads] = 0;
 

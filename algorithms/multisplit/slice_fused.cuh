@@ -17,6 +17,7 @@
 
 #include <cub/block/block_scan.cuh>
 
+#include "grid_dependency.cuh"
 #include "slice_count.cuh"
 
 namespace pb_ms {
@@ -82,6 +83,28 @@ __device__ void fused_slice_bases(const T *__restrict__ keys, uint64_t begin, ui
         start += f.totals[d];
     }
     __syncthreads();
+}
+
+/* Either scatter's start: base[d] (shared) where the block's slice writes its first key of
+ * digit d, counted and scanned here (kFused, hist: digits words of shared scratch), else
+ * read from the count kernel's scanned starts[d * pieces + s * split], after waiting for the
+ * scan (the scatter is launched to overlap its end, grid_dependency.cuh). Block 0 also
+ * writes the bins' offsets: slice 0's start of a digit is where the digit starts. */
+template <int kThreads, bool kFused, class T, class Digit, class Scan>
+__device__ __forceinline__ void
+slice_bases(const T *__restrict__ keys, uint64_t begin, uint64_t end, const Digit &digit_of,
+            uint32_t digits, FusedScratch fused, const uint32_t *__restrict__ starts,
+            uint32_t pieces, uint32_t split, uint32_t *hist, uint32_t *base,
+            uint32_t *__restrict__ offsets, typename Scan::TempStorage &scan_storage) {
+    if constexpr (kFused)
+        fused_slice_bases<kThreads, T, Digit, Scan>(keys, begin, end, digit_of, digits, fused, hist,
+                                                    base, scan_storage);
+    else
+        pb::wait_for_prior_grid();
+    for (uint32_t d = threadIdx.x; d < digits; d += kThreads) {
+        if (!kFused) base[d] = starts[(uint64_t)d * pieces + (uint64_t)blockIdx.x * split];
+        if (offsets && blockIdx.x == 0) offsets[d] = base[d];
+    }
 }
 
 } // namespace pb_ms

@@ -224,16 +224,9 @@ __global__ void __launch_bounds__(kThreads, (scatter_min_blocks<T, kPairs, kItem
     fetch(0);
     /* kFused (launched cooperatively): the count and the scan of the starts are done here
      * (slice_fused.cuh), starts unused */
-    if constexpr (kFused)
-        fused_slice_bases<kThreads, T, Digit, Scan>(keys, slice.begin, slice.end, digit_of, digits,
-                                                    fused, sm.tile_count, sm.base, scan_storage);
-    else
-        pb::wait_for_prior_grid(); /* the scan of the starts */
-    for (uint32_t d = threadIdx.x; d < digits; d += kThreads) {
-        if (!kFused) sm.base[d] = starts[(uint64_t)d * pieces + (uint64_t)blockIdx.x * split];
-        /* slice 0's start of a digit is where the digit starts: the bins' offsets */
-        if (offsets && blockIdx.x == 0) offsets[d] = sm.base[d];
-    }
+    slice_bases<kThreads, kFused, T, Digit, Scan>(keys, slice.begin, slice.end, digit_of, digits,
+                                                  fused, starts, pieces, split, sm.tile_count,
+                                                  sm.base, offsets, scan_storage);
     for (uint32_t i = threadIdx.x; i < kWarps * digits; i += kThreads) sm.warp_counts[i] = 0;
     for (uint32_t i = threadIdx.x; i < kWarps * (digits + 1); i += kThreads) sm.match[i] = 0;
     /* Thread t scans the digits [first, last) across warps. */
