@@ -52,13 +52,17 @@ constexpr int kCounterThreads = 256;
 template <int kItems> __host__ __device__ constexpr int counter_tile() {
     return kCounterThreads * kItems;
 }
-template <int kItems> __host__ __device__ constexpr int counter_min_blocks() {
-    return kItems <= 16 ? 3 : 2;
+/* Blocks an SM the registers are cut for: with values a thread also holds its values, and
+ * a block's shared memory (values' ring beside the keys') fits two at most. */
+template <int kItems, bool kPairs> __host__ __device__ constexpr int counter_min_blocks() {
+    return kPairs ? (kItems <= 16 ? 2 : 1) : kItems <= 16 ? 3 : 2;
 }
 constexpr int kCounterItemChoices[] = {16, 24, 32};
 constexpr uint64_t kCounterNarrowMaxKeys = 1ull << 20;
-/* The keys a thread for n keys, by the rule above. */
-inline int counter_items_for(uint64_t n) {
+/* The keys a thread for n keys, by the rule above; with values 16 (two blocks an SM, where
+ * wider tiles leave room for one). */
+inline int counter_items_for(uint64_t n, bool pairs) {
+    if (pairs) return kCounterItemChoices[0];
     return n <= kCounterNarrowMaxKeys ? kCounterItemChoices[0] : kCounterItemChoices[2];
 }
 /* Counter rows the kernels are built for (odd, fewer first): at most 2 x kRows digits. */
@@ -105,7 +109,7 @@ template <class Digit> __host__ __device__ constexpr bool counter_keeps_digits()
 
 /* Shared memory of the counter scatter for digit rule Digit, carved from the dynamic
  * allocation. */
-template <int kRows, int kItems, class Digit> struct CounterSmem {
+template <int kRows, int kItems, class Digit, bool kPairs> struct CounterSmem {
     /* Two slots: tile t + 1 comes in while tile t is worked on. Three (tile t + 2 on its
      * way too) took 1% more time at 24 keys a thread from 2^25 keys up (H200, session 28,
      * multisplit-counter-items.json, results/h200/session28-call3-*). The kernel takes any
@@ -113,28 +117,30 @@ template <int kRows, int kItems, class Digit> struct CounterSmem {
     static constexpr int kStages = 2;
     static constexpr bool kKeepsDigits = counter_keeps_digits<Digit>();
     static constexpr int kSlot = counter_slot<kItems>();
-    uint32_t *ring;     /* kStages x kSlot: tiles coming in, then sorted in place */
-    uint32_t *counters; /* kRows x kCounterThreads */
+    uint32_t *ring;       /* kStages x kSlot: tiles coming in, then sorted in place */
+    uint32_t *value_ring; /* kStages x kSlot, kPairs: their values, the same way */
+    uint32_t *counters;   /* kRows x kCounterThreads */
     uint32_t *delta;    /* digits: global position minus tile position */
     uint32_t *base;     /* digits: where this slice's next key of the digit goes */
     uint8_t *digit;     /* kSlot, kKeepsDigits: digit of each sorted key (padded) */
 
     __host__ __device__ static size_t bytes(uint32_t digits) {
-        return (size_t)kStages * kSlot * 4 + (size_t)kRows * kCounterThreads * 4 +
+        return (size_t)(kPairs ? 2 : 1) * kStages * kSlot * 4 +
+               (size_t)kRows * kCounterThreads * 4 +
                (size_t)2 * digits * 4 + (kKeepsDigits ? kSlot : 0);
     }
     __device__ CounterSmem(unsigned char *p, uint32_t digits) {
         ring = reinterpret_cast<uint32_t *>(p);
-        counters = ring + kStages * kSlot;
+        value_ring = ring + kStages * kSlot;
+        counters = value_ring + (kPairs ? kStages * kSlot : 0);
         delta = counters + kRows * kCounterThreads;
         base = delta + digits;
         digit = reinterpret_cast<uint8_t *>(base + digits);
     }
 };
 
-/* The same contract as slice_scatter_kernel, keys alone (values and out_values unused:
- * with values the counter scatter took 1% less to 3% more time than the lane masks, H200,
- * 2^28 u32 pairs, 40 to 4096 bins). Block s scatters slice s of `span` keys, and
+/* The same contract as slice_scatter_kernel. Block s scatters slice s of `span` keys (and
+ * kPairs, their values: values and out_values unused without), and
  * starts[d * pieces + s * split] is where its keys of digit d go (or, kFused, the kernel
  * counts and scans them itself); digits <= 2 * kRows. */
 /* Digit d's counter: word row = d / 2 of a thread's column, bits [shift, shift + 16) with
@@ -150,8 +156,8 @@ template <int kRows> __device__ uint32_t next_run(uint32_t d) {
     return d + 2 < 2u * kRows ? d + 2 : (d & 1) ? 2u * kRows : 1u;
 }
 
-template <class T, class Digit, int kRows, bool kFused, int kItems>
-__global__ void __launch_bounds__(kCounterThreads, counter_min_blocks<kItems>())
+template <class T, class Digit, int kRows, bool kFused, int kItems, bool kPairs>
+__global__ void __launch_bounds__(kCounterThreads, (counter_min_blocks<kItems, kPairs>()))
     counter_scatter_kernel(const T *__restrict__ keys, const uint32_t *__restrict__ values,
                            uint64_t n, uint64_t span, Digit digit_of, uint32_t digits,
                            const uint32_t *__restrict__ starts, uint32_t pieces, uint32_t split,
@@ -162,7 +168,7 @@ __global__ void __launch_bounds__(kCounterThreads, counter_min_blocks<kItems>())
     static_assert(kItems % 4 == 0 && kItems < 256, "whole pieces, ranks below 2^8");
     constexpr int kPieces = kItems / 4;
     static_assert(swizzle_spreads<kPieces>(), "the tile reads fill every bank once");
-    using Smem = CounterSmem<kRows, kItems, Digit>;
+    using Smem = CounterSmem<kRows, kItems, Digit, kPairs>;
     constexpr bool kKeepsDigits = Smem::kKeepsDigits;
     using Scan = cub::BlockScan<uint32_t, kCounterThreads>;
     constexpr int kTile = counter_tile<kItems>(), kSlot = Smem::kSlot, kStages = Smem::kStages;
@@ -174,11 +180,17 @@ __global__ void __launch_bounds__(kCounterThreads, counter_min_blocks<kItems>())
 
     const SliceTiles<kTile> slice(n, span);
     auto slot_of = [&](uint32_t t) { return sm.ring + (t % kStages) * kSlot; };
+    /* the values' slot beside a key slot */
+    auto values_of = [&](auto *slot) { return slot + (sm.value_ring - sm.ring); };
     /* tile t into ring slot t % kStages as one cp.async group (empty past the end) */
     auto fetch = [&](uint32_t t) {
-        if (t < slice.tiles)
+        if (t < slice.tiles) {
             copy_tile_async<kCounterThreads>(slot_of(t), keys + slice.start(t), slice.keys(t) * 4,
                                              Swizzled<kPieces>{});
+            if constexpr (kPairs)
+                copy_tile_async<kCounterThreads>(values_of(slot_of(t)), values + slice.start(t),
+                                                 slice.keys(t) * 4, Swizzled<kPieces>{});
+        }
         pb::commit_async();
     };
 
@@ -196,6 +208,7 @@ __global__ void __launch_bounds__(kCounterThreads, counter_min_blocks<kItems>())
      * they fit beside the digit, and step 3 adds the word as it is to the scanned word,
      * saving the field's extraction here. */
     uint32_t k[kItems], digit_before[kItems] = {};
+    [[maybe_unused]] uint32_t v[kPairs ? kItems : 1]; /* and their values */
     /* whether key j of my kItems is in a tile of `valid` keys (always in a full one) */
     auto holds = [&](auto full, uint32_t valid, int j) {
         return full.value || th * kItems + j < valid;
@@ -210,6 +223,10 @@ __global__ void __launch_bounds__(kCounterThreads, counter_min_blocks<kItems>())
             const uint32_t piece = swizzle_piece<kPieces>(th * kPieces + q) * 4;
             const uint4 kw = *reinterpret_cast<const uint4 *>(tile + piece);
             k[4 * q] = kw.x, k[4 * q + 1] = kw.y, k[4 * q + 2] = kw.z, k[4 * q + 3] = kw.w;
+            if constexpr (kPairs) {
+                const uint4 vw = *reinterpret_cast<const uint4 *>(values_of(tile) + piece);
+                v[4 * q] = vw.x, v[4 * q + 1] = vw.y, v[4 * q + 2] = vw.z, v[4 * q + 3] = vw.w;
+            }
         }
         const uint32_t valid = slice.keys(t);
         /* all the digits first (independent of one another, their arithmetic overlaps),
@@ -292,6 +309,7 @@ __global__ void __launch_bounds__(kCounterThreads, counter_min_blocks<kItems>())
                 if (!holds(full, valid, j)) continue;
                 const uint32_t at = digit_before[j] & 0xffffu;
                 tile[at] = k[j];
+                if constexpr (kPairs) values_of(tile)[at] = v[j];
                 if constexpr (kKeepsDigits) sm.digit[at] = (uint8_t)(digit_before[j] >> 16);
             }
         };
@@ -321,7 +339,9 @@ __global__ void __launch_bounds__(kCounterThreads, counter_min_blocks<kItems>())
         auto put = [&](uint32_t i, uint32_t at) {
             /* not memcpy, which stores 4 bytes one by one */
             const T key = reinterpret_cast<const T *>(tile)[at];
-            out_keys[sm.delta[kKeepsDigits ? sm.digit[at] : digit_of(key)] + i] = key;
+            const uint32_t dest = sm.delta[kKeepsDigits ? sm.digit[at] : digit_of(key)] + i;
+            out_keys[dest] = key;
+            if constexpr (kPairs) out_values[dest] = values_of(tile)[at];
         };
         if (valid == (uint32_t)kTile) {
             constexpr uint32_t kStride = kCounterThreads + kCounterThreads / 32;

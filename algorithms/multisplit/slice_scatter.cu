@@ -443,7 +443,7 @@ inline bool fused_wanted(uint64_t n) {
  * bins) and 38% (512) less, 512 bins (two passes of 16 and 32 digits) 4% less, 1024 even;
  * tried and left to the masks: 64 bins with 33 rows 2 to 4% more, values 3% more. */
 template <class T, bool kPairs> int counter_rows_wanted(uint32_t max_digits) {
-    if (sizeof(T) != 4 || kPairs) return 0;
+    if (sizeof(T) != 4) return 0;
     const char *knob = getenv("PB_MULTISPLIT_RANK");
     if (knob && strcmp(knob, "masks") == 0) return 0;
     return counter_rows(max_digits);
@@ -451,12 +451,12 @@ template <class T, bool kPairs> int counter_rows_wanted(uint32_t max_digits) {
 
 /* The counter scatter's keys a thread (counter_items_for), or PB_MULTISPLIT_COUNTER_ITEMS (one
  * of kCounterItemChoices) for A/B runs. */
-inline int counter_items_wanted(uint64_t n) {
+inline int counter_items_wanted(uint64_t n, bool pairs) {
     const char *knob = getenv("PB_MULTISPLIT_COUNTER_ITEMS");
     const int asked = knob ? (int)strtol(knob, nullptr, 10) : 0;
     for (int items : kCounterItemChoices)
         if (asked == items) return items;
-    return counter_items_for(n);
+    return counter_items_for(n, pairs);
 }
 
 inline bool device_cooperative() {
@@ -511,14 +511,14 @@ template <class T, class Digit, bool kPairs, class F>
 auto with_scatter_kernel(const Plan &p, uint32_t digits, F &&f) {
     const bool wide = p.wide;
     const uint32_t max_digits = p.max_digits;
-    if constexpr (sizeof(T) == 4 && !kPairs) {
+    if constexpr (sizeof(T) == 4) {
         if (p.counter_rows)
             return with_counter_rows(counter_rows(digits), [&](auto r) {
                 return with_counter_items(p.counter_items, [&](auto items) {
                     constexpr int kRows = r.value, kItems = items.value;
-                    return f(counter_scatter_kernel<T, Digit, kRows, false, kItems>,
-                             counter_scatter_kernel<T, Digit, kRows, true, kItems>,
-                             CounterSmem<kRows, kItems, Digit>::bytes(digits));
+                    return f(counter_scatter_kernel<T, Digit, kRows, false, kItems, kPairs>,
+                             counter_scatter_kernel<T, Digit, kRows, true, kItems, kPairs>,
+                             CounterSmem<kRows, kItems, Digit, kPairs>::bytes(digits));
                 });
             });
     }
@@ -551,7 +551,7 @@ template <class T, class Digit, bool kPairs> Plan make_plan(const pb_multisplit_
     /* every pass's digits take the width (or the counter rows, or the tiles) of the most
      * digits */
     p.counter_rows = counter_rows_wanted<T, kPairs>(p.max_digits);
-    p.counter_items = counter_items_wanted(a->n);
+    p.counter_items = counter_items_wanted(a->n, kPairs);
     p.wide = p.counter_rows == 0 && wide_tiles<T, kPairs>(p.max_digits, a->n);
     static_assert(kCounterThreads == kThreads, "both scatters launch kThreads");
     const uint64_t kTile = p.counter_rows ? (uint64_t)kThreads * p.counter_items
