@@ -59,10 +59,11 @@ template <int kItems, bool kPairs> __host__ __device__ constexpr int counter_min
 }
 constexpr int kCounterItemChoices[] = {16, 24, 32};
 constexpr uint64_t kCounterNarrowMaxKeys = 1ull << 20;
-/* The keys a thread for n keys, by the rule above; with values 16 (two blocks an SM, where
- * wider tiles leave room for one). */
-inline int counter_items_for(uint64_t n, bool pairs) {
-    if (pairs) return kCounterItemChoices[0];
+/* The keys a thread for n keys, by the rule above. With values too: 2^28 u32 pairs, 40
+ * bins, time against 16 keys a thread (two blocks an SM; 24 and 32 fit one), session 29
+ * call 1: 24 -9.2%, 32 -11.0%; 2^25 -5.9 / -6.2%; 512 and 1024 bins (two passes)
+ * 32 -4.1 and -8.4%. */
+inline int counter_items_for(uint64_t n) {
     return n <= kCounterNarrowMaxKeys ? kCounterItemChoices[0] : kCounterItemChoices[2];
 }
 /* Counter rows the kernels are built for (odd, fewer first): at most 2 x kRows digits. */
@@ -120,14 +121,14 @@ template <int kRows, int kItems, class Digit, bool kPairs> struct CounterSmem {
     uint32_t *ring;       /* kStages x kSlot: tiles coming in, then sorted in place */
     uint32_t *value_ring; /* kStages x kSlot, kPairs: their values, the same way */
     uint32_t *counters;   /* kRows x kCounterThreads */
-    uint32_t *delta;    /* digits: global position minus tile position */
-    uint32_t *base;     /* digits: where this slice's next key of the digit goes */
-    uint8_t *digit;     /* kSlot, kKeepsDigits: digit of each sorted key (padded) */
+    uint32_t *delta;      /* digits: global position minus tile position */
+    uint32_t *base;       /* digits: where this slice's next key of the digit goes */
+    uint8_t *digit;       /* kSlot, kKeepsDigits: digit of each sorted key (padded) */
 
     __host__ __device__ static size_t bytes(uint32_t digits) {
         return (size_t)(kPairs ? 2 : 1) * kStages * kSlot * 4 +
-               (size_t)kRows * kCounterThreads * 4 +
-               (size_t)2 * digits * 4 + (kKeepsDigits ? kSlot : 0);
+               (size_t)kRows * kCounterThreads * 4 + (size_t)2 * digits * 4 +
+               (kKeepsDigits ? kSlot : 0);
     }
     __device__ CounterSmem(unsigned char *p, uint32_t digits) {
         ring = reinterpret_cast<uint32_t *>(p);

@@ -13,9 +13,9 @@
  *      over the warps and digits gives each key its place in the tile sorted by digit;
  *      the sorted tile goes through shared memory and out in runs, consecutive threads to
  *      consecutive addresses. Running per-digit offsets carry the order from tile to tile.
- *      Keys alone with at most kCounterMaxDigits digits take slice_counters.cuh's kernel
- *      instead, which ranks by per-thread counters and a raking scan, with fewer
- *      shared-memory steps a key.
+ *      4-byte keys (alone or with values) with at most kCounterMaxDigits digits take
+ *      slice_counters.cuh's kernel instead, which ranks by per-thread counters and a raking
+ *      scan, with fewer shared-memory steps a key.
  * Keys are read twice and written once: the 12-bytes-per-key bound. Small inputs (up to
  * kFusedMaxKeys) do steps 1 and 2 inside step 3's kernel, launched cooperatively
  * (slice_fused.cuh): one launch a pass instead of four.
@@ -436,12 +436,16 @@ inline bool fused_wanted(uint64_t n) {
     return n <= kFusedMaxKeys;
 }
 
-/* Passes of at most kCounterMaxDigits digits over 4-byte keys alone take the counter
- * scatter (slice_counters.cuh), unless PB_MULTISPLIT_RANK is "masks" (for A/B runs).
- * H200, 2^28 u32 keys, time against the lane masks (configs/tests/multisplit-counters.json,
+/* Passes of at most kCounterMaxDigits digits over 4-byte keys take the counter scatter
+ * (slice_counters.cuh), unless PB_MULTISPLIT_RANK is "masks" (for A/B runs). H200, 2^28 u32
+ * keys, time against the lane masks (configs/tests/multisplit-counters.json,
  * multisplit-few-bins.json): 1 to 40 bins 44 to 6% less, 90% of keys in one bin 34% (40
  * bins) and 38% (512) less, 512 bins (two passes of 16 and 32 digits) 4% less, 1024 even;
- * tried and left to the masks: 64 bins with 33 rows 2 to 4% more, values 3% more. */
+ * tried and left to the masks: 64 bins with 33 rows 2 to 4% more. With values (session
+ * 29, one binary, configs/tests/multisplit-pairs-counters.json, results/h200/
+ * session29-call1-*), 2^28 u32 pairs, 32 keys a thread: 40 bins 5.8% less (1.8163 ->
+ * 1.7112 ms), 512 1.6% less, 1024 2.5% less, 90% of keys in one bin 26 to 28% less; 2^25
+ * pairs at 40 bins 3.6% less, 2^23 even. */
 template <class T, bool kPairs> int counter_rows_wanted(uint32_t max_digits) {
     if (sizeof(T) != 4) return 0;
     const char *knob = getenv("PB_MULTISPLIT_RANK");
@@ -451,12 +455,12 @@ template <class T, bool kPairs> int counter_rows_wanted(uint32_t max_digits) {
 
 /* The counter scatter's keys a thread (counter_items_for), or PB_MULTISPLIT_COUNTER_ITEMS (one
  * of kCounterItemChoices) for A/B runs. */
-inline int counter_items_wanted(uint64_t n, bool pairs) {
+inline int counter_items_wanted(uint64_t n) {
     const char *knob = getenv("PB_MULTISPLIT_COUNTER_ITEMS");
     const int asked = knob ? (int)strtol(knob, nullptr, 10) : 0;
     for (int items : kCounterItemChoices)
         if (asked == items) return items;
-    return counter_items_for(n, pairs);
+    return counter_items_for(n);
 }
 
 inline bool device_cooperative() {
@@ -551,7 +555,7 @@ template <class T, class Digit, bool kPairs> Plan make_plan(const pb_multisplit_
     /* every pass's digits take the width (or the counter rows, or the tiles) of the most
      * digits */
     p.counter_rows = counter_rows_wanted<T, kPairs>(p.max_digits);
-    p.counter_items = counter_items_wanted(a->n, kPairs);
+    p.counter_items = counter_items_wanted(a->n);
     p.wide = p.counter_rows == 0 && wide_tiles<T, kPairs>(p.max_digits, a->n);
     static_assert(kCounterThreads == kThreads, "both scatters launch kThreads");
     const uint64_t kTile = p.counter_rows ? (uint64_t)kThreads * p.counter_items
