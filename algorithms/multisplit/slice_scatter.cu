@@ -23,7 +23,9 @@
  * Per-tile work grows with the digit count (warp counters, the scan), so more than
  * kSinglePassMaxBins bins (kPairsSinglePassMaxBins with values in narrow tiles) take two
  * such passes, least significant digit first (LSD radix sort of the bin, stable), with
- * digits of at most 256; the bins' offsets then come from a search of the sorted output. */
+ * digits of at most 256; the bins' offsets then come from a search of the sorted output.
+ * Up to kSharedCountMaxBins bins, unfused, both passes take their starting points from one
+ * count of the whole bin instead (slice_two_pass.cuh), which also gives the offsets. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -39,6 +41,7 @@
 #include "slice_counters.cuh"
 #include "slice_fused.cuh"
 #include "slice_tiles.cuh"
+#include "slice_two_pass.cuh"
 
 namespace pb_ms {
 namespace {
@@ -374,6 +377,7 @@ struct PassDigit {
 };
 
 struct Plan {
+    uint32_t bins;
     int passes;
     PassDigit pass[2];
     uint32_t max_digits;
@@ -387,14 +391,20 @@ struct Plan {
     int counter_items;   /* and its keys a thread */
     bool wide;           /* the lane-mask scatter's wide tiles (wide_tiles) */
     bool private_counts; /* the count kernel's per-thread counters (slice_count.cuh) */
+    bool shared_count;   /* two passes from one count of the whole bin (slice_two_pass.cuh) */
     size_t scan_temp_bytes;
     uint32_t pieces() const { return slices * split; }
+    /* the counts of one pass's digits, or of every bin when shared_count */
+    size_t count_words() const {
+        return (size_t)(shared_count ? bins : max_digits) * pieces();
+    }
 };
 
 /* Scratch: digit-major counts and their scan, CUB's scan storage, and for two passes the
  * keys (and values) between them. */
 template <class T> struct Scratch {
     uint32_t *counts, *starts, *totals;
+    uint32_t *high_bases; /* shared_count: pass 2's starting points, digit-major */
     void *scan_temp;
     T *mid_keys;
     uint32_t *mid_values;
@@ -461,6 +471,16 @@ inline int counter_items_wanted(uint64_t n) {
     for (int items : kCounterItemChoices)
         if (asked == items) return items;
     return counter_items_for(n);
+}
+
+/* Two passes over at most this many bins take their starting points from one count of the
+ * whole bin (slice_two_pass.cuh): a histogram of 12288 bins fills the count kernel's 48 KB
+ * of shared memory. PB_MULTISPLIT_SHARED_COUNT=0 counts each pass instead (A/B runs). */
+constexpr uint32_t kSharedCountMaxBins = 12288;
+inline bool shared_count_wanted(uint32_t bins) {
+    const char *knob = getenv("PB_MULTISPLIT_SHARED_COUNT");
+    if (knob && *knob == '0') return false;
+    return bins <= kSharedCountMaxBins;
 }
 
 inline bool device_cooperative() {
@@ -540,6 +560,7 @@ auto with_scatter_kernel(const Plan &p, uint32_t digits, F &&f) {
 template <class T, class Digit, bool kPairs> Plan make_plan(const pb_multisplit_args *a) {
     Plan p{};
     const uint32_t bins = a->bucket.bins;
+    p.bins = bins;
     if (one_pass<T, kPairs>(bins, a->n)) {
         p.passes = 1;
         p.pass[0] = {0, 0xffffffffu, bins};
@@ -599,9 +620,9 @@ template <class T, class Digit, bool kPairs> Plan make_plan(const pb_multisplit_
         p.private_counts = false; /* and the atomics' grid */
         cut_pieces();
     }
-    const int count = (int)(p.max_digits * p.pieces());
+    p.shared_count = p.passes == 2 && !p.fused && shared_count_wanted(bins);
     cub::DeviceScan::ExclusiveSum(nullptr, p.scan_temp_bytes, (uint32_t *)nullptr,
-                                  (uint32_t *)nullptr, count);
+                                  (uint32_t *)nullptr, (int)p.count_words());
     return p;
 }
 
@@ -609,10 +630,10 @@ template <class T>
 Scratch<T> carve(const pb_multisplit_args *a, const Plan &p, void *base, size_t *bytes) {
     Carver c{static_cast<char *>(base)};
     Scratch<T> s{};
-    const size_t count = (size_t)p.max_digits * p.pieces();
-    s.counts = c.take<uint32_t>(count);
-    s.starts = c.take<uint32_t>(count);
+    s.counts = c.take<uint32_t>(p.count_words());
+    s.starts = c.take<uint32_t>(p.count_words());
     s.totals = c.take<uint32_t>(p.max_digits);
+    if (p.shared_count) s.high_bases = c.take<uint32_t>((size_t)p.pass[1].digits * p.slices);
     s.scan_temp = c.take<unsigned char>(p.scan_temp_bytes);
     if (p.passes == 2) {
         s.mid_keys = c.take<T>(a->n);
@@ -622,27 +643,33 @@ Scratch<T> carve(const pb_multisplit_args *a, const Plan &p, void *base, size_t 
     return s;
 }
 
+/* Counts `digits` digits of every piece of keys into s.counts (plan q's count kernel) and
+ * scans them into s.starts: where piece p's keys of digit d go, starts[d * pieces + p]. */
+template <class T, class Digit>
+cudaError_t count_and_scan(const Plan &q, const Digit &digit, uint32_t digits, Scratch<T> &s,
+                           const T *keys, uint64_t n, cudaStream_t stream) {
+    with_count_kernel<T, Digit>(q, digits, [&](auto kernel, size_t smem) {
+        kernel<<<q.pieces(), kCountThreads, smem, stream>>>(keys, n, q.span, q.split, q.part_span,
+                                                            digit, digits, q.copies, s.counts);
+    });
+    size_t temp = q.scan_temp_bytes;
+    return cub::DeviceScan::ExclusiveSum(s.scan_temp, temp, s.counts, s.starts,
+                                         (int)(digits * q.pieces()), stream);
+}
+
+/* One pass's scatter: block b writes its slice's first key of digit d to
+ * starts[d * pieces + b * split] (unused when fused: counted and scanned in the kernel). */
 template <class T, class Digit, bool kPairs>
-cudaError_t run_pass(const Digit &digit, uint32_t digits, const Plan &p, Scratch<T> &s,
-                     const T *keys, const uint32_t *values, uint64_t n, T *out_keys,
-                     uint32_t *out_values, uint32_t *offsets, cudaStream_t stream) {
-    if (!p.fused) {
-        with_count_kernel<T, Digit>(p, digits, [&](auto kernel, size_t smem) {
-            kernel<<<p.pieces(), kCountThreads, smem, stream>>>(
-                keys, n, p.span, p.split, p.part_span, digit, digits, p.copies, s.counts);
-        });
-        size_t temp = p.scan_temp_bytes;
-        const cudaError_t e = cub::DeviceScan::ExclusiveSum(s.scan_temp, temp, s.counts, s.starts,
-                                                            (int)(digits * p.pieces()), stream);
-        if (e != cudaSuccess) return e;
-    }
-    /* fused: one cooperative launch that counts and scans first (slice_fused.cuh) */
+cudaError_t scatter(const Digit &digit, uint32_t digits, const Plan &p, Scratch<T> &s,
+                    const uint32_t *starts, uint32_t pieces, uint32_t split, const T *keys,
+                    const uint32_t *values, uint64_t n, T *out_keys, uint32_t *out_values,
+                    uint32_t *offsets, cudaStream_t stream) {
     return with_scatter_kernel<T, Digit, kPairs>(
         p, digits, [&](auto plain, auto fused, size_t smem) {
             auto kernel = p.fused ? fused : plain;
             allow_smem(kernel, smem);
-            /* fused: cooperative (its grid barriers); else overlapping the scan's end (the
-             * kernel waits for it before it reads the starts) */
+            /* fused: cooperative (its grid barriers); else overlapping the end of the kernel
+             * before it (the kernel waits for it before it reads the starts) */
             cudaLaunchAttribute attr{};
             if (p.fused) {
                 attr.id = cudaLaunchAttributeCooperative;
@@ -658,10 +685,53 @@ cudaError_t run_pass(const Digit &digit, uint32_t digits, const Plan &p, Scratch
             config.attrs = &attr;
             config.numAttrs = p.fused || PB_MULTISPLIT_PDL ? 1 : 0;
             return cudaLaunchKernelEx(&config, kernel, keys, values, n, p.span, digit, digits,
-                                      (const uint32_t *)s.starts, p.pieces(), p.split,
-                                      FusedScratch{s.counts, s.totals}, out_keys, out_values,
-                                      offsets);
+                                      starts, pieces, split, FusedScratch{s.counts, s.totals},
+                                      out_keys, out_values, offsets);
         });
+}
+
+template <class T, class Digit, bool kPairs>
+cudaError_t run_pass(const Digit &digit, uint32_t digits, const Plan &p, Scratch<T> &s,
+                     const T *keys, const uint32_t *values, uint64_t n, T *out_keys,
+                     uint32_t *out_values, uint32_t *offsets, cudaStream_t stream) {
+    if (!p.fused) {
+        const cudaError_t e = count_and_scan<T, Digit>(p, digit, digits, s, keys, n, stream);
+        if (e != cudaSuccess) return e;
+    }
+    return scatter<T, Digit, kPairs>(digit, digits, p, s, s.starts, p.pieces(), p.split, keys,
+                                     values, n, out_keys, out_values, offsets, stream);
+}
+
+/* Both passes from one count of the whole bin (slice_two_pass.cuh): keys -> mid by the low
+ * digit, mid -> out by the high one. */
+template <class T, class Digit, bool kPairs>
+cudaError_t run_two_passes_one_count(const pb_multisplit_args *a, const Plan &p, Scratch<T> &s,
+                                     cudaStream_t stream) {
+    const T *keys = static_cast<const T *>(a->keys);
+    /* the count of every bin: the atomics' kernel, as many histograms as fit */
+    Plan whole = p;
+    whole.private_counts = false;
+    whole.copies = count_copies(p.bins);
+    cudaError_t e = count_and_scan<T, Digit>(whole, Digit::make(a->bucket, 0, 0xffffffffu),
+                                             p.bins, s, keys, a->n, stream);
+    if (e != cudaSuccess) return e;
+    const uint32_t *bin_starts = s.starts, pieces = p.pieces();
+    const uint32_t low_bits = p.pass[1].shift;
+    /* pass 1's starts in place of the counts, which the scan has read */
+    const dim3 grid(p.pass[0].digits, (pieces + kTwoPassThreads - 1) / kTwoPassThreads);
+    low_digit_starts_kernel<<<grid, kTwoPassThreads, 0, stream>>>(bin_starts, p.bins, low_bits,
+                                                                  pieces, a->n, s.counts, a->offsets);
+    const Digit low = Digit::make(a->bucket, 0, p.pass[0].mask);
+    e = scatter<T, Digit, kPairs>(low, p.pass[0].digits, p, s, s.counts, pieces, p.split, keys,
+                                  a->values, a->n, s.mid_keys, s.mid_values, nullptr, stream);
+    if (e != cudaSuccess) return e;
+    const Digit high = Digit::make(a->bucket, low_bits, p.pass[1].mask);
+    high_digit_bases_kernel<<<p.slices, kTwoPassThreads, 0, stream>>>(
+        s.mid_keys, a->n, p.span, high, p.pass[1].digits, s.counts, low_bits, pieces, bin_starts,
+        p.bins, s.high_bases);
+    return scatter<T, Digit, kPairs>(high, p.pass[1].digits, p, s, s.high_bases, p.slices, 1,
+                                     s.mid_keys, s.mid_values, a->n, static_cast<T *>(a->out_keys),
+                                     a->out_values, nullptr, stream);
 }
 
 /* Calls f(digit rule, pairs) with the kernels' template arguments for these arguments. */
@@ -692,6 +762,8 @@ int launch_variant(const pb_multisplit_args *a, cudaStream_t stream) {
     cudaError_t e;
     if (p.passes == 1) {
         e = pass(0, keys, a->values, out, a->out_values);
+    } else if (p.shared_count) {
+        e = run_two_passes_one_count<T, Digit, kPairs>(a, p, s, stream);
     } else {
         e = pass(0, keys, a->values, s.mid_keys, s.mid_values);
         if (e == cudaSuccess) e = pass(1, s.mid_keys, s.mid_values, out, a->out_values);

@@ -95,6 +95,13 @@ static void large_inputs(void **state) {
     check((1 << 22) + 5, "f32", "uniform", "u32", "range", 65536);
     /* the counters' wide tiles, keys alone: one pass of 40 digits, most keys in one */
     check((1 << 22) + 5, "u32", "skewed", "none", "range", 40);
+    /* two passes from one count of the whole bin (slice_two_pass.cuh): the second pass's
+     * slices start inside blocks of the first one's output, one block holding most keys or
+     * all of them; values, 64-bit keys, bin counts that are no power of two, the most bins */
+    check((1 << 22) + 5, "u32", "skewed", "u32", "range", 1000);
+    check((1 << 22) + 5, "u32", "all-equal", "none", "range", 2048);
+    check((1 << 22) + 5, "u64", "uniform", "u32", "modulo", 3000);
+    check((1 << 22) + 5, "i32", "zipf", "none", "splitters", 12288);
 }
 
 int main(void) {

@@ -1,0 +1,105 @@
+/* multisplit/auto's two passes (an LSD radix sort of the bin by a low digit, then the
+ * high one) from one count of the input.
+ *
+ * Counting each pass's digits reads all keys once a pass. Instead, one count of the whole
+ * bin per piece of the input, scanned bin-major, gives bin_starts[b * pieces + p]: where
+ * piece p's keys of bin b go in the output. Both passes' starting points follow from it:
+ *   - pass 1 (low digit d = b % L, L = 2^low_bits) writes the intermediate array in
+ *     blocks (d, p) in that order; piece p's keys of digit d start after every key of a
+ *     lower digit and after earlier pieces' keys of digit d, all sums of bin counts
+ *     (low_digit_starts_kernel);
+ *   - pass 2 (high digit h = b / L) reads that array in slices that start anywhere. Its
+ *     keys of digit h before position x, in a block (d0, p0) that began at x0, are the
+ *     keys of bins hL + d for d < d0, those of bin hL + d0 in pieces before p0, and those
+ *     of digit h in [x0, x): so the slice's first key of digit h goes to
+ *     bin_starts[(hL + d0) pieces + p0] plus a count of that short head
+ *     (high_digit_bases_kernel).
+ * The bins' offsets are bin_starts[b * pieces], so no search of the output either. */
+#pragma once
+
+#include <stdint.h>
+
+#include <cub/block/block_reduce.cuh>
+
+#include "slice_count.cuh"
+
+namespace pb_ms {
+
+constexpr int kTwoPassThreads = 256;
+
+/* starts[d * pieces + p] (pass 1's, digit-major as the scatter reads them) and offsets[b],
+ * from bin_starts. Block (d, c): low digit d, pieces [c kTwoPassThreads, ...). */
+__global__ void __launch_bounds__(kTwoPassThreads)
+    low_digit_starts_kernel(const uint32_t *__restrict__ bin_starts, uint32_t bins,
+                            uint32_t low_bits, uint32_t pieces, uint64_t n,
+                            uint32_t *__restrict__ starts, uint32_t *__restrict__ offsets) {
+    using Reduce = cub::BlockReduce<uint32_t, kTwoPassThreads>;
+    __shared__ typename Reduce::TempStorage reduce_storage;
+    __shared__ uint32_t lower_keys;
+    const uint32_t d = blockIdx.x, low = 1u << low_bits;
+    auto bin_start = [&](uint32_t b) {
+        return b < bins ? bin_starts[(uint64_t)b * pieces] : (uint32_t)n;
+    };
+    /* the keys of every low digit below d */
+    uint32_t lower = 0;
+    for (uint32_t b = threadIdx.x; b < bins; b += kTwoPassThreads)
+        if ((b & (low - 1)) < d) lower += bin_start(b + 1) - bin_start(b);
+    lower = Reduce(reduce_storage).Sum(lower);
+    if (threadIdx.x == 0) lower_keys = lower;
+    __syncthreads();
+    const uint32_t p = blockIdx.y * kTwoPassThreads + threadIdx.x;
+    if (p < pieces) {
+        uint32_t at = lower_keys;
+        for (uint32_t b = d; b < bins; b += low)
+            at += bin_starts[(uint64_t)b * pieces + p] - bin_starts[(uint64_t)b * pieces];
+        starts[(uint64_t)d * pieces + p] = at;
+    }
+    if (blockIdx.y == 0)
+        for (uint32_t b = d + threadIdx.x * low; b < bins; b += kTwoPassThreads * low)
+            offsets[b] = bin_start(b);
+}
+
+/* bases[h * slices + s]: where pass 2's slice s (mid keys [s span, s span + span)) writes
+ * its first key of high digit h (digit_of: pass 2's rule, high_digits <= 256 values).
+ * Block s. starts: pass 1's, non-decreasing in (d, p) order. */
+template <class T, class Digit>
+__global__ void __launch_bounds__(kTwoPassThreads)
+    high_digit_bases_kernel(const T *__restrict__ mid, uint64_t n, uint64_t span, Digit digit_of,
+                            uint32_t high_digits, const uint32_t *__restrict__ starts,
+                            uint32_t low_bits, uint32_t pieces,
+                            const uint32_t *__restrict__ bin_starts, uint32_t bins,
+                            uint32_t *__restrict__ bases) {
+    __shared__ uint32_t hist[256];
+    const uint32_t s = blockIdx.x, slices = gridDim.x;
+    const uint64_t begin = (uint64_t)s * span;
+    if (begin >= n) { /* an empty slice (the grid's last), which writes nothing */
+        for (uint32_t h = threadIdx.x; h < high_digits; h += kTwoPassThreads)
+            bases[(uint64_t)h * slices + s] = (uint32_t)n;
+        return;
+    }
+    /* the last block (d0, p0) starting at or before begin: begin lies in it (or ends it) */
+    uint32_t lo = 0, hi = (pieces << low_bits) - 1;
+    while (lo < hi) {
+        const uint32_t mid_at = (lo + hi + 1) / 2;
+        if (starts[mid_at] <= begin)
+            lo = mid_at;
+        else
+            hi = mid_at - 1;
+    }
+    const uint32_t d0 = lo / pieces, p0 = lo % pieces;
+    for (uint32_t h = threadIdx.x; h < high_digits; h += kTwoPassThreads) hist[h] = 0;
+    __syncthreads();
+    DigitRun run; /* runs of equal digits (a skewed block's head) add once */
+    for (uint64_t x = starts[lo] + threadIdx.x; x < begin; x += kTwoPassThreads)
+        run.add(hist, digit_of(mid[x]));
+    run.flush(hist);
+    __syncthreads();
+    for (uint32_t h = threadIdx.x; h < high_digits; h += kTwoPassThreads) {
+        const uint32_t b = (h << low_bits) + d0;
+        /* a bin past the last holds no key, and so no key of digit h follows begin */
+        const uint32_t before = b < bins ? bin_starts[(uint64_t)b * pieces + p0] : (uint32_t)n;
+        bases[(uint64_t)h * slices + s] = before + hist[h];
+    }
+}
+
+} // namespace pb_ms
