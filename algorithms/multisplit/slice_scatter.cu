@@ -395,9 +395,7 @@ struct Plan {
     size_t scan_temp_bytes;
     uint32_t pieces() const { return slices * split; }
     /* the counts of one pass's digits, or of every bin when shared_count */
-    size_t count_words() const {
-        return (size_t)(shared_count ? bins : max_digits) * pieces();
-    }
+    size_t count_words() const { return (size_t)(shared_count ? bins : max_digits) * pieces(); }
 };
 
 /* Scratch: digit-major counts and their scan, CUB's scan storage, and for two passes the
@@ -712,21 +710,21 @@ cudaError_t run_two_passes_one_count(const pb_multisplit_args *a, const Plan &p,
     Plan whole = p;
     whole.private_counts = false;
     whole.copies = count_copies(p.bins);
-    cudaError_t e = count_and_scan<T, Digit>(whole, Digit::make(a->bucket, 0, 0xffffffffu),
-                                             p.bins, s, keys, a->n, stream);
+    cudaError_t e = count_and_scan<T, Digit>(whole, Digit::make(a->bucket, 0, 0xffffffffu), p.bins,
+                                             s, keys, a->n, stream);
     if (e != cudaSuccess) return e;
     const uint32_t *bin_starts = s.starts, pieces = p.pieces();
     const uint32_t low_bits = p.pass[1].shift;
     /* pass 1's starts in place of the counts, which the scan has read */
     const dim3 grid(p.pass[0].digits, (pieces + kTwoPassThreads - 1) / kTwoPassThreads);
-    low_digit_starts_kernel<<<grid, kTwoPassThreads, 0, stream>>>(bin_starts, p.bins, low_bits,
-                                                                  pieces, a->n, s.counts, a->offsets);
+    low_digit_starts_kernel<<<grid, kTwoPassThreads, 0, stream>>>(
+        bin_starts, p.bins, low_bits, pieces, a->n, s.counts, a->offsets);
     const Digit low = Digit::make(a->bucket, 0, p.pass[0].mask);
     e = scatter<T, Digit, kPairs>(low, p.pass[0].digits, p, s, s.counts, pieces, p.split, keys,
                                   a->values, a->n, s.mid_keys, s.mid_values, nullptr, stream);
     if (e != cudaSuccess) return e;
     const Digit high = Digit::make(a->bucket, low_bits, p.pass[1].mask);
-    high_digit_bases_kernel<<<p.slices, kTwoPassThreads, 0, stream>>>(
+    high_digit_bases_kernel<<<p.slices, kBasesThreads, 0, stream>>>(
         s.mid_keys, a->n, p.span, high, p.pass[1].digits, s.counts, low_bits, pieces, bin_starts,
         p.bins, s.high_bases);
     return scatter<T, Digit, kPairs>(high, p.pass[1].digits, p, s, s.high_bases, p.slices, 1,

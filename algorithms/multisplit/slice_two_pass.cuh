@@ -21,6 +21,7 @@
 
 #include <cub/block/block_reduce.cuh>
 
+#include "search.cuh"
 #include "slice_count.cuh"
 
 namespace pb_ms {
@@ -42,6 +43,7 @@ __global__ void __launch_bounds__(kTwoPassThreads)
     };
     /* the keys of every low digit below d */
     uint32_t lower = 0;
+#pragma unroll 4
     for (uint32_t b = threadIdx.x; b < bins; b += kTwoPassThreads)
         if ((b & (low - 1)) < d) lower += bin_start(b + 1) - bin_start(b);
     lower = Reduce(reduce_storage).Sum(lower);
@@ -50,6 +52,8 @@ __global__ void __launch_bounds__(kTwoPassThreads)
     const uint32_t p = blockIdx.y * kTwoPassThreads + threadIdx.x;
     if (p < pieces) {
         uint32_t at = lower_keys;
+        /* independent loads: unrolled, many are in flight at once */
+#pragma unroll 16
         for (uint32_t b = d; b < bins; b += low)
             at += bin_starts[(uint64_t)b * pieces + p] - bin_starts[(uint64_t)b * pieces];
         starts[(uint64_t)d * pieces + p] = at;
@@ -61,40 +65,50 @@ __global__ void __launch_bounds__(kTwoPassThreads)
 
 /* bases[h * slices + s]: where pass 2's slice s (mid keys [s span, s span + span)) writes
  * its first key of high digit h (digit_of: pass 2's rule, high_digits <= 256 values).
- * Block s. starts: pass 1's, non-decreasing in (d, p) order. */
+ * Block s, kBasesThreads threads. starts: pass 1's, non-decreasing in (d, p) order. A
+ * head holds a few thousand keys, or, where most keys share a bin, most of a piece. */
+constexpr int kBasesThreads = 1024;
 template <class T, class Digit>
-__global__ void __launch_bounds__(kTwoPassThreads)
+__global__ void __launch_bounds__(kBasesThreads)
     high_digit_bases_kernel(const T *__restrict__ mid, uint64_t n, uint64_t span, Digit digit_of,
                             uint32_t high_digits, const uint32_t *__restrict__ starts,
                             uint32_t low_bits, uint32_t pieces,
                             const uint32_t *__restrict__ bin_starts, uint32_t bins,
                             uint32_t *__restrict__ bases) {
+    constexpr int kKeys = 64 / sizeof(T); /* loads a thread has in flight */
     __shared__ uint32_t hist[256];
     const uint32_t s = blockIdx.x, slices = gridDim.x;
     const uint64_t begin = (uint64_t)s * span;
     if (begin >= n) { /* an empty slice (the grid's last), which writes nothing */
-        for (uint32_t h = threadIdx.x; h < high_digits; h += kTwoPassThreads)
+        for (uint32_t h = threadIdx.x; h < high_digits; h += kBasesThreads)
             bases[(uint64_t)h * slices + s] = (uint32_t)n;
         return;
     }
-    /* the last block (d0, p0) starting at or before begin: begin lies in it (or ends it) */
-    uint32_t lo = 0, hi = (pieces << low_bits) - 1;
-    while (lo < hi) {
-        const uint32_t mid_at = (lo + hi + 1) / 2;
-        if (starts[mid_at] <= begin)
-            lo = mid_at;
-        else
-            hi = mid_at - 1;
-    }
-    const uint32_t d0 = lo / pieces, p0 = lo % pieces;
-    for (uint32_t h = threadIdx.x; h < high_digits; h += kTwoPassThreads) hist[h] = 0;
+    for (uint32_t h = threadIdx.x; h < high_digits; h += kBasesThreads) hist[h] = 0;
+    /* the last block (d0, p0) starting at or before begin, which begin lies in (or ends):
+     * one before the first that starts after it (starts[0] = 0 does not); each warp finds
+     * it for itself */
+    const uint32_t block =
+        (uint32_t)pb::kary_search_warp<32>(0, (uint64_t)pieces << low_bits,
+                                           [&](uint64_t i) { return starts[i] <= begin; }) -
+        1;
+    const uint32_t d0 = block / pieces, p0 = block % pieces;
     __syncthreads();
     DigitRun run; /* runs of equal digits (a skewed block's head) add once */
-    for (uint64_t x = starts[lo] + threadIdx.x; x < begin; x += kTwoPassThreads)
-        run.add(hist, digit_of(mid[x]));
+    for (uint64_t x = starts[block] + threadIdx.x; x < begin; x += kKeys * kBasesThreads) {
+        T k[kKeys];
+#pragma unroll
+        for (int j = 0; j < kKeys; j++) {
+            const uint64_t at = x + (uint64_t)j * kBasesThreads;
+            if (at < begin) k[j] = mid[at];
+        }
+#pragma unroll
+        for (int j = 0; j < kKeys; j++)
+            if (x + (uint64_t)j * kBasesThreads < begin) run.add(hist, digit_of(k[j]));
+    }
     run.flush(hist);
     __syncthreads();
-    for (uint32_t h = threadIdx.x; h < high_digits; h += kTwoPassThreads) {
+    for (uint32_t h = threadIdx.x; h < high_digits; h += kBasesThreads) {
         const uint32_t b = (h << low_bits) + d0;
         /* a bin past the last holds no key, and so no key of digit h follows begin */
         const uint32_t before = b < bins ? bin_starts[(uint64_t)b * pieces + p0] : (uint32_t)n;
