@@ -24,8 +24,9 @@
  * kSinglePassMaxBins bins (kPairsSinglePassMaxBins with values in narrow tiles) take two
  * such passes, least significant digit first (LSD radix sort of the bin, stable), with
  * digits of at most 256; the bins' offsets then come from a search of the sorted output.
- * Up to kSharedCountMaxBins bins, unfused, both passes take their starting points from one
- * count of the whole bin instead (slice_two_pass.cuh), which also gives the offsets. */
+ * Up to kSharedCountMaxBins bins over more than kSharedCountMinKeys keys, both passes take
+ * their starting points from one count of the whole bin instead (slice_two_pass.cuh), which
+ * also gives the offsets. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -471,14 +472,22 @@ inline int counter_items_wanted(uint64_t n) {
     return counter_items_for(n);
 }
 
-/* Two passes over at most this many bins take their starting points from one count of the
- * whole bin (slice_two_pass.cuh): a histogram of 12288 bins fills the count kernel's 48 KB
- * of shared memory. PB_MULTISPLIT_SHARED_COUNT=0 counts each pass instead (A/B runs). */
+/* Two passes over at most kSharedCountMaxBins bins (a histogram of 12288 fills the count
+ * kernel's 48 KB of shared memory) and more than kSharedCountMinKeys keys take their
+ * starting points from one count of the whole bin (slice_two_pass.cuh), unless
+ * PB_MULTISPLIT_SHARED_COUNT is 0 (A/B runs). H200, u32 keys, time against a count a pass
+ * (one binary, session 29 call 4, configs/tests/multisplit-shared-count-short.json,
+ * results/h200/session29-call4-*): 2^28 keys, 1024 bins -9.4% (2.1194 -> 1.9205 ms), 4096
+ * -7.5%, 90% of keys in one bin -2.9%; 2^24 keys -6.8%; 2^22 keys +8.0% (0.0697 -> 0.0753
+ * ms: the extra kernels' latency outweighs a count of 16 MB), hence the floor; between
+ * 2^22 and 2^24 not measured. Call 3, the same kernels but for their loads: 512 to 12288
+ * bins -7.2 to -9.6%, with values -3.1 to -6.3%. */
 constexpr uint32_t kSharedCountMaxBins = 12288;
-inline bool shared_count_wanted(uint32_t bins) {
+constexpr uint64_t kSharedCountMinKeys = 1ull << 22;
+inline bool shared_count_wanted(uint32_t bins, uint64_t n) {
     const char *knob = getenv("PB_MULTISPLIT_SHARED_COUNT");
     if (knob && *knob == '0') return false;
-    return bins <= kSharedCountMaxBins;
+    return bins <= kSharedCountMaxBins && n > kSharedCountMinKeys;
 }
 
 inline bool device_cooperative() {
@@ -618,7 +627,7 @@ template <class T, class Digit, bool kPairs> Plan make_plan(const pb_multisplit_
         p.private_counts = false; /* and the atomics' grid */
         cut_pieces();
     }
-    p.shared_count = p.passes == 2 && !p.fused && shared_count_wanted(bins);
+    p.shared_count = p.passes == 2 && !p.fused && shared_count_wanted(bins, a->n);
     cub::DeviceScan::ExclusiveSum(nullptr, p.scan_temp_bytes, (uint32_t *)nullptr,
                                   (uint32_t *)nullptr, (int)p.count_words());
     return p;
