@@ -455,7 +455,7 @@ inline bool fused_wanted(uint64_t n) {
  * session29-call1-*), 2^28 u32 pairs, 32 keys a thread: 40 bins 5.8% less (1.8163 ->
  * 1.7112 ms), 512 1.6% less, 1024 2.5% less, 90% of keys in one bin 26 to 28% less; 2^25
  * pairs at 40 bins 3.6% less, 2^23 even. */
-template <class T, bool kPairs> int counter_rows_wanted(uint32_t max_digits) {
+template <class T> int counter_rows_wanted(uint32_t max_digits) {
     if (sizeof(T) != 4) return 0;
     const char *knob = getenv("PB_MULTISPLIT_RANK");
     if (knob && strcmp(knob, "masks") == 0) return 0;
@@ -582,7 +582,7 @@ template <class T, class Digit, bool kPairs> Plan make_plan(const pb_multisplit_
     p.max_digits = p.pass[0].digits > p.pass[1].digits ? p.pass[0].digits : p.pass[1].digits;
     /* every pass's digits take the width (or the counter rows, or the tiles) of the most
      * digits */
-    p.counter_rows = counter_rows_wanted<T, kPairs>(p.max_digits);
+    p.counter_rows = counter_rows_wanted<T>(p.max_digits);
     p.counter_items = counter_items_wanted(a->n);
     p.wide = p.counter_rows == 0 && wide_tiles<T, kPairs>(p.max_digits, a->n);
     static_assert(kCounterThreads == kThreads, "both scatters launch kThreads");
