@@ -26,7 +26,9 @@
  * digits of at most 256; the bins' offsets then come from a search of the sorted output.
  * Up to kSharedCountMaxBins bins over more than kSharedCountMinKeys keys, both passes take
  * their starting points from one count of the whole bin instead (slice_two_pass.cuh), which
- * also gives the offsets. */
+ * also gives the offsets. Range buckets over 4-byte integer keys with kCounterMaxDigits + 1
+ * to kTileRoundsMaxBins bins over more than kTileRoundsMinKeys keys take one pass whose
+ * tiles are sorted by both digits in shared memory (slice_tile_rounds.cuh) after that count. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -41,6 +43,7 @@
 #include "slice_count.cuh"
 #include "slice_counters.cuh"
 #include "slice_fused.cuh"
+#include "slice_tile_rounds.cuh"
 #include "slice_tiles.cuh"
 #include "slice_two_pass.cuh"
 
@@ -393,10 +396,15 @@ struct Plan {
     bool wide;           /* the lane-mask scatter's wide tiles (wide_tiles) */
     bool private_counts; /* the count kernel's per-thread counters (slice_count.cuh) */
     bool shared_count;   /* two passes from one count of the whole bin (slice_two_pass.cuh) */
+    bool tile_rounds;    /* the two digits sorted in each tile, one scatter (slice_tile_rounds.cuh) */
     size_t scan_temp_bytes;
     uint32_t pieces() const { return slices * split; }
-    /* the counts of one pass's digits, or of every bin when shared_count */
-    size_t count_words() const { return (size_t)(shared_count ? bins : max_digits) * pieces(); }
+    /* the counts of one pass's digits, or of every bin (shared_count, tile_rounds) */
+    size_t count_words() const {
+        return (size_t)(shared_count || tile_rounds ? bins : max_digits) * pieces();
+    }
+    /* whether the keys pass through the intermediate array */
+    bool two_scatters() const { return passes == 2 && !tile_rounds; }
 };
 
 /* Scratch: digit-major counts and their scan, CUB's scan storage, and for two passes the
@@ -490,6 +498,18 @@ inline bool shared_count_wanted(uint32_t bins, uint64_t n) {
     return bins <= kSharedCountMaxBins && n > kSharedCountMinKeys;
 }
 
+/* Range buckets over 4-byte integer keys (Range32Digit) with more bins than one counter
+ * pass takes, up to kTileRoundsMaxBins, over more than kTileRoundsMinKeys keys take one
+ * pass sorting each tile by both digits (slice_tile_rounds.cuh), from a count of the whole
+ * bin, unless PB_MULTISPLIT_TILE_ROUNDS is 0 or PB_MULTISPLIT_RANK is "masks" (A/B runs). */
+constexpr uint64_t kTileRoundsMinKeys = 1ull << 22;
+template <class T, class Digit> bool tile_rounds_wanted(uint32_t bins, uint64_t n) {
+    if (!std::is_same<Digit, Range32Digit>::value || counter_rows_wanted<T>(1) == 0) return false;
+    const char *knob = getenv("PB_MULTISPLIT_TILE_ROUNDS");
+    if (knob && *knob == '0') return false;
+    return bins > kCounterMaxDigits && bins <= kTileRoundsMaxBins && n > kTileRoundsMinKeys;
+}
+
 inline bool device_cooperative() {
     int device = 0, yes = 0;
     cudaGetDevice(&device);
@@ -542,6 +562,14 @@ template <class T, class Digit, bool kPairs, class F>
 auto with_scatter_kernel(const Plan &p, uint32_t digits, F &&f) {
     const bool wide = p.wide;
     const uint32_t max_digits = p.max_digits;
+    if constexpr (sizeof(T) == 4 && std::is_same<Digit, Range32Digit>::value) {
+        if (p.tile_rounds)
+            return with_counter_rows(counter_rows(max_digits), [&](auto r) {
+                constexpr int kRows = r.value;
+                auto kernel = tile_rounds_kernel<T, kRows, kTileRoundsItems, kPairs>;
+                return f(kernel, kernel, RoundsSmem<kRows, kTileRoundsItems, kPairs>::bytes());
+            });
+    }
     if constexpr (sizeof(T) == 4) {
         if (p.counter_rows)
             return with_counter_rows(counter_rows(digits), [&](auto r) {
@@ -568,11 +596,13 @@ template <class T, class Digit, bool kPairs> Plan make_plan(const pb_multisplit_
     Plan p{};
     const uint32_t bins = a->bucket.bins;
     p.bins = bins;
-    if (one_pass<T, kPairs>(bins, a->n)) {
+    p.tile_rounds = tile_rounds_wanted<T, Digit>(bins, a->n);
+    if (!p.tile_rounds && one_pass<T, kPairs>(bins, a->n)) {
         p.passes = 1;
         p.pass[0] = {0, 0xffffffffu, bins};
     } else {
-        /* low digit of 2^low_bits values first, then the rest (both <= 256) */
+        /* low digit of 2^low_bits values first, then the rest (both <= 256; with
+         * tile_rounds, at most kTileRoundsMaxLowDigits and kCounterMaxDigits) */
         const int bits = bits_for(bins);
         const int low_bits = bits / 2;
         p.passes = 2;
@@ -583,7 +613,7 @@ template <class T, class Digit, bool kPairs> Plan make_plan(const pb_multisplit_
     /* every pass's digits take the width (or the counter rows, or the tiles) of the most
      * digits */
     p.counter_rows = counter_rows_wanted<T>(p.max_digits);
-    p.counter_items = counter_items_wanted(a->n);
+    p.counter_items = p.tile_rounds ? kTileRoundsItems : counter_items_wanted(a->n);
     p.wide = p.counter_rows == 0 && wide_tiles<T, kPairs>(p.max_digits, a->n);
     static_assert(kCounterThreads == kThreads, "both scatters launch kThreads");
     const uint64_t kTile = p.counter_rows ? (uint64_t)kThreads * p.counter_items
@@ -592,7 +622,7 @@ template <class T, class Digit, bool kPairs> Plan make_plan(const pb_multisplit_
                                             });
     const uint64_t tiles = (a->n + kTile - 1) / kTile;
     const int sms = device_sms();
-    const bool fused_candidate = fused_wanted(a->n) && device_cooperative();
+    const bool fused_candidate = !p.tile_rounds && fused_wanted(a->n) && device_cooperative();
     const int per_sm = with_scatter_kernel<T, Digit, kPairs>(
         p, p.max_digits, [&](auto plain, auto fused, size_t smem) {
             return scatter_blocks_per_sm(plain, fused, smem, fused_candidate);
@@ -627,7 +657,7 @@ template <class T, class Digit, bool kPairs> Plan make_plan(const pb_multisplit_
         p.private_counts = false; /* and the atomics' grid */
         cut_pieces();
     }
-    p.shared_count = p.passes == 2 && !p.fused && shared_count_wanted(bins, a->n);
+    p.shared_count = p.two_scatters() && !p.fused && shared_count_wanted(bins, a->n);
     cub::DeviceScan::ExclusiveSum(nullptr, p.scan_temp_bytes, (uint32_t *)nullptr,
                                   (uint32_t *)nullptr, (int)p.count_words());
     return p;
@@ -642,7 +672,7 @@ Scratch<T> carve(const pb_multisplit_args *a, const Plan &p, void *base, size_t 
     s.totals = c.take<uint32_t>(p.max_digits);
     if (p.shared_count) s.high_bases = c.take<uint32_t>((size_t)p.pass[1].digits * p.slices);
     s.scan_temp = c.take<unsigned char>(p.scan_temp_bytes);
-    if (p.passes == 2) {
+    if (p.two_scatters()) {
         s.mid_keys = c.take<T>(a->n);
         if (a->values) s.mid_values = c.take<uint32_t>(a->n);
     }
@@ -711,16 +741,38 @@ cudaError_t run_pass(const Digit &digit, uint32_t digits, const Plan &p, Scratch
 
 /* Both passes from one count of the whole bin (slice_two_pass.cuh): keys -> mid by the low
  * digit, mid -> out by the high one. */
+/* Counts every bin of every piece (per-thread counters where the bins fit them, else the
+ * atomics' kernel with as many histograms as fit) into s.counts and scans them into
+ * s.starts: where piece p's keys of bin b go, starts[b * pieces + p]. */
+template <class T, class Digit>
+cudaError_t count_whole_bins(const pb_multisplit_args *a, const Plan &p, Scratch<T> &s,
+                             cudaStream_t stream) {
+    Plan whole = p;
+    whole.private_counts = private_counts_wanted(p.bins) && private_count_fits(p.bins, p.part_span);
+    whole.copies = count_copies(p.bins);
+    return count_and_scan<T, Digit>(whole, Digit::make(a->bucket, 0, 0xffffffffu), p.bins, s,
+                                    static_cast<const T *>(a->keys), a->n, stream);
+}
+
+/* One pass, each tile sorted by both digits (slice_tile_rounds.cuh), from the count of the
+ * whole bin; the kernel's rule shifts by the low digit's width. */
+template <class T, class Digit, bool kPairs>
+cudaError_t run_tile_rounds(const pb_multisplit_args *a, const Plan &p, Scratch<T> &s,
+                            cudaStream_t stream) {
+    const cudaError_t e = count_whole_bins<T, Digit>(a, p, s, stream);
+    if (e != cudaSuccess) return e;
+    return scatter<T, Digit, kPairs>(Digit::make(a->bucket, p.pass[1].shift, 0xffffffffu), p.bins,
+                                     p, s, s.starts, p.pieces(), p.split,
+                                     static_cast<const T *>(a->keys), a->values, a->n,
+                                     static_cast<T *>(a->out_keys), a->out_values, a->offsets,
+                                     stream);
+}
+
 template <class T, class Digit, bool kPairs>
 cudaError_t run_two_passes_one_count(const pb_multisplit_args *a, const Plan &p, Scratch<T> &s,
                                      cudaStream_t stream) {
     const T *keys = static_cast<const T *>(a->keys);
-    /* the count of every bin: the atomics' kernel, as many histograms as fit */
-    Plan whole = p;
-    whole.private_counts = false;
-    whole.copies = count_copies(p.bins);
-    cudaError_t e = count_and_scan<T, Digit>(whole, Digit::make(a->bucket, 0, 0xffffffffu), p.bins,
-                                             s, keys, a->n, stream);
+    cudaError_t e = count_whole_bins<T, Digit>(a, p, s, stream);
     if (e != cudaSuccess) return e;
     const uint32_t *bin_starts = s.starts, pieces = p.pieces();
     const uint32_t low_bits = p.pass[1].shift;
@@ -769,6 +821,8 @@ int launch_variant(const pb_multisplit_args *a, cudaStream_t stream) {
     cudaError_t e;
     if (p.passes == 1) {
         e = pass(0, keys, a->values, out, a->out_values);
+    } else if (p.tile_rounds) {
+        e = run_tile_rounds<T, Digit, kPairs>(a, p, s, stream);
     } else if (p.shared_count) {
         e = run_two_passes_one_count<T, Digit, kPairs>(a, p, s, stream);
     } else {

@@ -102,6 +102,17 @@ static void large_inputs(void **state) {
     check((1 << 22) + 5, "u32", "all-equal", "none", "range", 2048);
     check((1 << 22) + 5, "u64", "uniform", "u32", "modulo", 3000);
     check((1 << 22) + 5, "i32", "zipf", "none", "splitters", 12288);
+    check((1 << 22) + 5, "u32", "skewed", "u32", "range", 2000);
+    /* one pass sorting each tile by both digits (slice_tile_rounds.cuh): the fewest and the
+     * most bins it takes and one past them, both counter row counts, values (stability),
+     * most keys in one bin or all of them, signed keys; the 100 to 1000-bin range cases
+     * above take it too */
+    check((1 << 22) + 5, "u32", "uniform", "none", "range", 1024);
+    check((1 << 22) + 5, "u32", "all-equal", "u32", "range", 43);
+    check((1 << 22) + 5, "i32", "uniform", "u32", "range", 1344);
+    check((1 << 22) + 5, "u32", "uniform", "none", "range", 1345);
+    check((1 << 22) + 5, "u32", "skewed", "u32", "range", 256);
+    check((1 << 22) + 5, "i32", "binomial", "none", "range", 512);
 }
 
 int main(void) {
