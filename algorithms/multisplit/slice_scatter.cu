@@ -396,7 +396,7 @@ struct Plan {
     bool wide;           /* the lane-mask scatter's wide tiles (wide_tiles) */
     bool private_counts; /* the count kernel's per-thread counters (slice_count.cuh) */
     bool shared_count;   /* two passes from one count of the whole bin (slice_two_pass.cuh) */
-    bool tile_rounds;    /* the two digits sorted in each tile, one scatter (slice_tile_rounds.cuh) */
+    bool tile_rounds; /* the two digits sorted in each tile, one scatter (slice_tile_rounds.cuh) */
     size_t scan_temp_bytes;
     uint32_t pieces() const { return slices * split; }
     /* the counts of one pass's digits, or of every bin (shared_count, tile_rounds) */
@@ -554,6 +554,14 @@ template <class K> int scatter_blocks_per_sm(K plain, K fused, size_t smem, bool
     return blocks;
 }
 
+/* At most this many scatter blocks an SM: PB_MULTISPLIT_BLOCKS_PER_SM, for A/B runs (fewer
+ * slices, each longer: fewer runs in flight at once). */
+inline int scatter_blocks_per_sm_asked() {
+    const char *knob = getenv("PB_MULTISPLIT_BLOCKS_PER_SM");
+    const int asked = knob ? (int)strtol(knob, nullptr, 10) : 0;
+    return asked > 0 ? asked : 1 << 30;
+}
+
 /* Calls f(plain kernel, fused kernel, shared memory bytes) for the scatter a pass of
  * `digits` digits takes under plan p: the counter scatter (the rows these digits need, the
  * plan's keys a thread), or the lane-mask one with digits of the width the most digits of
@@ -623,10 +631,13 @@ template <class T, class Digit, bool kPairs> Plan make_plan(const pb_multisplit_
     const uint64_t tiles = (a->n + kTile - 1) / kTile;
     const int sms = device_sms();
     const bool fused_candidate = !p.tile_rounds && fused_wanted(a->n) && device_cooperative();
-    const int per_sm = with_scatter_kernel<T, Digit, kPairs>(
-        p, p.max_digits, [&](auto plain, auto fused, size_t smem) {
-            return scatter_blocks_per_sm(plain, fused, smem, fused_candidate);
-        });
+    const int per_sm =
+        std::min(with_scatter_kernel<T, Digit, kPairs>(p, p.max_digits,
+                                                       [&](auto plain, auto fused, size_t smem) {
+                                                           return scatter_blocks_per_sm(
+                                                               plain, fused, smem, fused_candidate);
+                                                       }),
+                 scatter_blocks_per_sm_asked());
     const uint64_t resident = (uint64_t)sms * per_sm;
     p.slices = (uint32_t)(tiles < resident ? tiles : resident);
     p.fused = fused_candidate && p.slices <= fused_max_slices<kThreads>();
@@ -761,11 +772,10 @@ cudaError_t run_tile_rounds(const pb_multisplit_args *a, const Plan &p, Scratch<
                             cudaStream_t stream) {
     const cudaError_t e = count_whole_bins<T, Digit>(a, p, s, stream);
     if (e != cudaSuccess) return e;
-    return scatter<T, Digit, kPairs>(Digit::make(a->bucket, p.pass[1].shift, 0xffffffffu), p.bins,
-                                     p, s, s.starts, p.pieces(), p.split,
-                                     static_cast<const T *>(a->keys), a->values, a->n,
-                                     static_cast<T *>(a->out_keys), a->out_values, a->offsets,
-                                     stream);
+    return scatter<T, Digit, kPairs>(
+        Digit::make(a->bucket, p.pass[1].shift, 0xffffffffu), p.bins, p, s, s.starts, p.pieces(),
+        p.split, static_cast<const T *>(a->keys), a->values, a->n, static_cast<T *>(a->out_keys),
+        a->out_values, a->offsets, stream);
 }
 
 template <class T, class Digit, bool kPairs>

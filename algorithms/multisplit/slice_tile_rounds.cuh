@@ -68,8 +68,8 @@ template <int kRows, int kItems, bool kPairs> struct RoundsSmem {
  * bin. The fused scratch is unused (never fused). */
 template <class T, int kRows, int kItems, bool kPairs>
 __global__ void __launch_bounds__(kCounterThreads, (counter_min_blocks<kItems, kPairs>()))
-    tile_rounds_kernel(const T *__restrict__ keys, const uint32_t *__restrict__ values,
-                       uint64_t n, uint64_t span, Range32Digit high_of, uint32_t bins,
+    tile_rounds_kernel(const T *__restrict__ keys, const uint32_t *__restrict__ values, uint64_t n,
+                       uint64_t span, Range32Digit high_of, uint32_t bins,
                        const uint32_t *__restrict__ starts, uint32_t pieces, uint32_t split,
                        FusedScratch, T *__restrict__ out_keys, uint32_t *__restrict__ out_values,
                        uint32_t *__restrict__ offsets) {
