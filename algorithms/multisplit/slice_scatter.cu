@@ -26,9 +26,9 @@
  * digits of at most 256; the bins' offsets then come from a search of the sorted output.
  * Up to kSharedCountMaxBins bins over more than kSharedCountMinKeys keys, both passes take
  * their starting points from one count of the whole bin instead (slice_two_pass.cuh), which
- * also gives the offsets. Range buckets over 4-byte integer keys with kCounterMaxDigits + 1
- * to kTileRoundsMaxBins bins over more than kTileRoundsMinKeys keys take one pass whose
- * tiles are sorted by both digits in shared memory (slice_tile_rounds.cuh) after that count. */
+ * also gives the offsets. Range buckets over 4-byte integer keys alone, kTileRoundsMinBins
+ * to kTileRoundsMostBins bins, from kTileRoundsMinKeys keys, take one pass whose tiles are
+ * sorted by both digits in shared memory (slice_tile_rounds.cuh) after that count. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -498,16 +498,22 @@ inline bool shared_count_wanted(uint32_t bins, uint64_t n) {
     return bins <= kSharedCountMaxBins && n > kSharedCountMinKeys;
 }
 
-/* Range buckets over 4-byte integer keys (Range32Digit) with more bins than one counter
- * pass takes, up to kTileRoundsMaxBins, over more than kTileRoundsMinKeys keys take one
- * pass sorting each tile by both digits (slice_tile_rounds.cuh), from a count of the whole
- * bin, unless PB_MULTISPLIT_TILE_ROUNDS is 0 or PB_MULTISPLIT_RANK is "masks" (A/B runs). */
-constexpr uint64_t kTileRoundsMinKeys = 1ull << 22;
-template <class T, class Digit> bool tile_rounds_wanted(uint32_t bins, uint64_t n) {
-    if (!std::is_same<Digit, Range32Digit>::value || counter_rows_wanted<T>(1) == 0) return false;
+/* Range buckets over 4-byte integer keys alone (Range32Digit) with kTileRoundsMinBins to
+ * kTileRoundsMostBins bins, from kTileRoundsMinKeys keys, take one pass sorting each tile
+ * by both digits (slice_tile_rounds.cuh, which gives the measurements), from a count of the
+ * whole bin. PB_MULTISPLIT_TILE_ROUNDS (tests and A/B runs): 0 never; 1 wherever the kernel
+ * can (more bins than one counter pass takes, up to kTileRoundsMaxBins, inputs too big for
+ * fused passes). PB_MULTISPLIT_RANK=masks: never. */
+constexpr uint32_t kTileRoundsMinBins = 320, kTileRoundsMostBins = 384;
+constexpr uint64_t kTileRoundsMinKeys = 1ull << 26;
+template <class T, class Digit, bool kPairs> bool tile_rounds_wanted(uint32_t bins, uint64_t n) {
+    if (kPairs || !std::is_same<Digit, Range32Digit>::value || counter_rows_wanted<T>(1) == 0)
+        return false;
     const char *knob = getenv("PB_MULTISPLIT_TILE_ROUNDS");
     if (knob && *knob == '0') return false;
-    return bins > kCounterMaxDigits && bins <= kTileRoundsMaxBins && n > kTileRoundsMinKeys;
+    if (knob && *knob == '1')
+        return bins > kCounterMaxDigits && bins <= kTileRoundsMaxBins && n > kFusedMaxKeys;
+    return bins >= kTileRoundsMinBins && bins <= kTileRoundsMostBins && n >= kTileRoundsMinKeys;
 }
 
 inline bool device_cooperative() {
@@ -570,12 +576,12 @@ template <class T, class Digit, bool kPairs, class F>
 auto with_scatter_kernel(const Plan &p, uint32_t digits, F &&f) {
     const bool wide = p.wide;
     const uint32_t max_digits = p.max_digits;
-    if constexpr (sizeof(T) == 4 && std::is_same<Digit, Range32Digit>::value) {
+    if constexpr (sizeof(T) == 4 && std::is_same<Digit, Range32Digit>::value && !kPairs) {
         if (p.tile_rounds)
             return with_counter_rows(counter_rows(max_digits), [&](auto r) {
                 constexpr int kRows = r.value;
-                auto kernel = tile_rounds_kernel<T, kRows, kTileRoundsItems, kPairs>;
-                return f(kernel, kernel, RoundsSmem<kRows, kTileRoundsItems, kPairs>::bytes());
+                auto kernel = tile_rounds_kernel<T, kRows, kTileRoundsItems>;
+                return f(kernel, kernel, RoundsSmem<kRows, kTileRoundsItems>::bytes());
             });
     }
     if constexpr (sizeof(T) == 4) {
@@ -604,7 +610,7 @@ template <class T, class Digit, bool kPairs> Plan make_plan(const pb_multisplit_
     Plan p{};
     const uint32_t bins = a->bucket.bins;
     p.bins = bins;
-    p.tile_rounds = tile_rounds_wanted<T, Digit>(bins, a->n);
+    p.tile_rounds = tile_rounds_wanted<T, Digit, kPairs>(bins, a->n);
     if (!p.tile_rounds && one_pass<T, kPairs>(bins, a->n)) {
         p.passes = 1;
         p.pass[0] = {0, 0xffffffffu, bins};

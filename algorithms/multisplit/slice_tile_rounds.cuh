@@ -1,9 +1,20 @@
-/* multisplit/auto's one pass over a bin of two digits (kCounterMaxDigits + 1 to
- * kTileRoundsMaxBins bins, range buckets over 4-byte integer keys): each tile is sorted in
- * shared memory by the bin's low digit, then, stably, by its high digit, both times by
- * slice_counters.cuh's per-thread counters and raking scan, and goes out sorted by bin, in
- * one run a bin. Two passes (slice_scatter.cu) read and write every key twice; this reads
- * and writes each once, for twice the counting work a tile.
+/* multisplit/auto's one pass over a bin of two digits (up to kTileRoundsMaxBins bins,
+ * range buckets over 4-byte integer keys alone): each tile is sorted in shared memory by
+ * the bin's low digit, then, stably, by its high digit, both times by slice_counters.cuh's
+ * per-thread counters and raking scan, and goes out sorted by bin, in one run a bin. Two
+ * passes (slice_scatter.cu) read and write every key twice; this reads and writes each
+ * once, for twice the counting work a tile.
+ *
+ * Measured on the H200 (2^28 u32 keys, session 30, results/h200/session30-call1-* and
+ * call2-*), it pays only near 361 bins, where the lane-mask scatter is slowest: there its
+ * runs out of a tile are still long (about 23 keys). Time against the path it replaces:
+ *   bins       64     256    300    361    384    512    1024    1344
+ *   uniform  +23%    +0%    -0%    -7%    -7%   +15%    +70%    +98%
+ * 361 bins: binomial +10% (150.6 against uniform's 144.4 Gelem/s), 90% of keys in one bin
+ * -15%, 2^24 keys +10%, 2^26 -2%; with values +1% (hence keys alone). At 1024 bins a
+ * tile's runs average 8 keys: L2 lines half written by one tile wait for the next tile of
+ * the same slice, and one block an SM instead of two (fewer such lines at once) took 9%
+ * less time, 3.0 ms against the two passes' 1.9.
  *
  * A counter sort leaves a tile's runs in run_order() (the even digits' runs, then the odd
  * ones'), so the tile sorted twice holds its bins in the order of their bin slots
@@ -37,47 +48,43 @@ template <int kRows> __device__ __forceinline__ uint32_t digit_at_run(uint32_t r
 }
 
 /* Shared memory of tile_rounds_kernel, carved from the dynamic allocation. */
-template <int kRows, int kItems, bool kPairs> struct RoundsSmem {
+template <int kRows, int kItems> struct RoundsSmem {
     static constexpr int kStages = 2;
     static constexpr int kSlot = counter_slot<kItems>();
     static constexpr int kBinSlots = 4 * kRows * kRows; /* (high run, low run) */
-    uint32_t *ring;       /* kStages x kSlot: tiles coming in, then sorted in place */
-    uint32_t *value_ring; /* kStages x kSlot, kPairs: their values, the same way */
-    uint32_t *counters;   /* kRows x kCounterThreads */
-    uint32_t *hist;       /* kBinSlots: the tile's keys of each bin slot */
-    uint32_t *delta;      /* kBinSlots: global position minus tile position */
-    uint32_t *base;       /* kBinSlots: where this slice's next key of the bin goes */
+    uint32_t *ring;     /* kStages x kSlot: tiles coming in, then sorted in place */
+    uint32_t *counters; /* kRows x kCounterThreads */
+    uint32_t *hist;     /* kBinSlots: the tile's keys of each bin slot */
+    uint32_t *delta;    /* kBinSlots: global position minus tile position */
+    uint32_t *base;     /* kBinSlots: where this slice's next key of the bin goes */
 
     __host__ __device__ static constexpr size_t bytes() {
-        return ((size_t)(kPairs ? 2 : 1) * kStages * kSlot + (size_t)kRows * kCounterThreads +
-                (size_t)3 * kBinSlots) *
+        return ((size_t)kStages * kSlot + (size_t)kRows * kCounterThreads + (size_t)3 * kBinSlots) *
                4;
     }
     __device__ explicit RoundsSmem(unsigned char *p) {
         ring = reinterpret_cast<uint32_t *>(p);
-        value_ring = ring + kStages * kSlot;
-        counters = value_ring + (kPairs ? kStages * kSlot : 0);
+        counters = ring + kStages * kSlot;
         hist = counters + kRows * kCounterThreads;
         delta = hist + kBinSlots;
         base = delta + kBinSlots;
     }
 };
 
-/* slice_scatter_kernel's contract, with digits = bins, and the rule's shift the low
- * digit's width (its mask all ones): the rule gives the high digit, and with no shift the
- * bin. The fused scratch is unused (never fused). */
-template <class T, int kRows, int kItems, bool kPairs>
-__global__ void __launch_bounds__(kCounterThreads, (counter_min_blocks<kItems, kPairs>()))
-    tile_rounds_kernel(const T *__restrict__ keys, const uint32_t *__restrict__ values, uint64_t n,
-                       uint64_t span, Range32Digit high_of, uint32_t bins,
-                       const uint32_t *__restrict__ starts, uint32_t pieces, uint32_t split,
-                       FusedScratch, T *__restrict__ out_keys, uint32_t *__restrict__ out_values,
-                       uint32_t *__restrict__ offsets) {
+/* slice_scatter_kernel's contract for keys alone (values unused), with digits = bins, and
+ * the rule's shift the low digit's width (its mask all ones): the rule gives the high
+ * digit, and with no shift the bin. The fused scratch is unused (never fused). */
+template <class T, int kRows, int kItems>
+__global__ void __launch_bounds__(kCounterThreads, (counter_min_blocks<kItems, false>()))
+    tile_rounds_kernel(const T *__restrict__ keys, const uint32_t *, uint64_t n, uint64_t span,
+                       Range32Digit high_of, uint32_t bins, const uint32_t *__restrict__ starts,
+                       uint32_t pieces, uint32_t split, FusedScratch, T *__restrict__ out_keys,
+                       uint32_t *, uint32_t *__restrict__ offsets) {
     static_assert(sizeof(T) == 4, "the counters take 4-byte keys");
     static_assert(kRows % 2 == 1, "odd rows keep the rakers off each other's banks");
     static_assert(kItems % 4 == 0 && kItems < 256, "whole pieces, ranks below 2^8");
     constexpr int kPieces = kItems / 4;
-    using Smem = RoundsSmem<kRows, kItems, kPairs>;
+    using Smem = RoundsSmem<kRows, kItems>;
     /* one scan a round: the counter words' sums, and in the second the histogram's beside
      * them (both below 2^32, so neither carries into the other) */
     using Scan = cub::BlockScan<uint32_t, kCounterThreads>;
@@ -102,14 +109,10 @@ __global__ void __launch_bounds__(kCounterThreads, (counter_min_blocks<kItems, k
 
     const SliceTiles<kTile> slice(n, span);
     auto slot_of = [&](uint32_t t) { return sm.ring + (t % kStages) * kSlot; };
-    auto values_of = [&](uint32_t *slot) { return slot + (sm.value_ring - sm.ring); };
     auto fetch = [&](uint32_t t) {
         if (t < slice.tiles) {
             copy_tile_async<kCounterThreads>(slot_of(t), keys + slice.start(t), slice.keys(t) * 4,
                                              Swizzled<kPieces>{});
-            if constexpr (kPairs)
-                copy_tile_async<kCounterThreads>(values_of(slot_of(t)), values + slice.start(t),
-                                                 slice.keys(t) * 4, Swizzled<kPieces>{});
         }
         pb::commit_async();
     };
@@ -130,7 +133,6 @@ __global__ void __launch_bounds__(kCounterThreads, (counter_min_blocks<kItems, k
     for (int r = 0; r < kRows; r++) my_counters[r * kCounterThreads] = 0;
 
     uint32_t k[kItems], digit_before[kItems] = {};
-    [[maybe_unused]] uint32_t v[kPairs ? kItems : 1];
     auto holds = [&](auto full, uint32_t valid, int j) {
         return full.value || th * kItems + j < valid;
     };
@@ -170,10 +172,6 @@ __global__ void __launch_bounds__(kCounterThreads, (counter_min_blocks<kItems, k
             const uint32_t piece = swizzle_piece<kPieces>(th * kPieces + q) * 4;
             const uint4 kw = *reinterpret_cast<const uint4 *>(tile + piece);
             k[4 * q] = kw.x, k[4 * q + 1] = kw.y, k[4 * q + 2] = kw.z, k[4 * q + 3] = kw.w;
-            if constexpr (kPairs) {
-                const uint4 vw = *reinterpret_cast<const uint4 *>(values_of(slot_of(t)) + piece);
-                v[4 * q] = vw.x, v[4 * q + 1] = vw.y, v[4 * q + 2] = vw.z, v[4 * q + 3] = vw.w;
-            }
         }
         const uint32_t valid = slice.keys(t);
         with_full(valid, [&](auto full) { count_keys(full, valid, std::true_type{}); });
@@ -205,7 +203,7 @@ __global__ void __launch_bounds__(kCounterThreads, (counter_min_blocks<kItems, k
         }
         return (uint32_t)(prefix >> 32);
     };
-    /* My keys (and values) to their places in the tile sorted by the round's digit; my
+    /* My keys to their places in the tile sorted by the round's digit; my
      * counters back to zero (only I read my column outside the scan). Every place before
      * any store, so that the counter loads overlap. */
     auto place_keys = [&](auto full, uint32_t valid, uint32_t *tile) {
@@ -222,7 +220,6 @@ __global__ void __launch_bounds__(kCounterThreads, (counter_min_blocks<kItems, k
         for (int j = 0; j < kItems; j++) {
             if (!holds(full, valid, j)) continue;
             tile[digit_before[j]] = k[j];
-            if constexpr (kPairs) values_of(tile)[digit_before[j]] = v[j];
         }
     };
 
@@ -249,7 +246,6 @@ __global__ void __launch_bounds__(kCounterThreads, (counter_min_blocks<kItems, k
                 if (!holds(full, valid, j)) continue;
                 const uint32_t at = padded(th * kItems + j);
                 k[j] = tile[at];
-                if constexpr (kPairs) v[j] = values_of(tile)[at];
             }
             count_keys(full, valid, std::false_type{});
         });
@@ -282,7 +278,6 @@ __global__ void __launch_bounds__(kCounterThreads, (counter_min_blocks<kItems, k
             const T key = reinterpret_cast<const T *>(tile)[at];
             const uint32_t dest = sm.delta[bin_slot(bin_of(key))] + i;
             out_keys[dest] = key;
-            if constexpr (kPairs) out_values[dest] = values_of(tile)[at];
         };
         if (valid == (uint32_t)kTile) {
             constexpr uint32_t kStride = kCounterThreads + kCounterThreads / 32;

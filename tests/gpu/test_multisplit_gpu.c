@@ -4,8 +4,10 @@
  * case with values checks it: the value is the key's input index). multisplit/auto runs
  * every case with its passes fused and unfused (PB_MULTISPLIT_FUSED), each with passes of
  * few digits ranked by per-thread counters (the default) and by lane masks
- * (PB_MULTISPLIT_RANK=masks), and the counters' tiles of 24 and 32 keys a thread on every
- * size (PB_MULTISPLIT_COUNTER_ITEMS; by default 16 up to 2^21 keys, 24 above). */
+ * (PB_MULTISPLIT_RANK=masks), the counters' tiles of 24 and 32 keys a thread on every
+ * size (PB_MULTISPLIT_COUNTER_ITEMS; by default 16 up to 2^20 keys, 32 above), and the
+ * tiles sorted by both digits wherever they can be (PB_MULTISPLIT_TILE_ROUNDS=1; by
+ * default only from 2^26 keys). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stdbool.h>
@@ -103,16 +105,16 @@ static void large_inputs(void **state) {
     check((1 << 22) + 5, "u64", "uniform", "u32", "modulo", 3000);
     check((1 << 22) + 5, "i32", "zipf", "none", "splitters", 12288);
     check((1 << 22) + 5, "u32", "skewed", "u32", "range", 2000);
-    /* one pass sorting each tile by both digits (slice_tile_rounds.cuh): the fewest and the
-     * most bins it takes and one past them, both counter row counts, values (stability),
-     * most keys in one bin or all of them, signed keys; the 100 to 1000-bin range cases
-     * above take it too */
+    /* one pass sorting each tile by both digits (slice_tile_rounds.cuh, keys alone; every
+     * bin count it can take under PB_MULTISPLIT_TILE_ROUNDS=1): the fewest and the most
+     * bins and one past them, both counter row counts, most keys in one bin or all of
+     * them, signed keys; the 300-bin case above takes it too */
     check((1 << 22) + 5, "u32", "uniform", "none", "range", 1024);
-    check((1 << 22) + 5, "u32", "all-equal", "u32", "range", 43);
-    check((1 << 22) + 5, "i32", "uniform", "u32", "range", 1344);
+    check((1 << 22) + 5, "u32", "all-equal", "none", "range", 43);
+    check((1 << 22) + 5, "i32", "uniform", "none", "range", 1344);
     check((1 << 22) + 5, "u32", "uniform", "none", "range", 1345);
-    check((1 << 22) + 5, "u32", "skewed", "u32", "range", 256);
-    check((1 << 22) + 5, "i32", "binomial", "none", "range", 512);
+    check((1 << 22) + 5, "u32", "skewed", "none", "range", 256);
+    check((1 << 22) + 5, "i32", "binomial", "none", "range", 361);
 }
 
 int main(void) {
@@ -128,17 +130,19 @@ int main(void) {
     /* multisplit/auto's passes with the count and scan fused into the scatter wherever the
      * grid allows, then never (by default small inputs are fused, large ones not); ranked
      * by counters where they apply (in tiles of the default size, then of 32 and 24 keys a
-     * thread), then always by lane masks */
-    const char *settings[][3] = {{"1", "", ""},   {"0", "", ""},      {"1", "", "32"},
-                                 {"0", "", "24"}, {"1", "masks", ""}, {"0", "masks", ""}};
+     * thread), then always by lane masks; then with tiles sorted by both digits */
+    const char *settings[][4] = {
+        {"1", "", "", ""},      {"0", "", "", ""},      {"1", "", "32", ""}, {"0", "", "24", ""},
+        {"1", "masks", "", ""}, {"0", "masks", "", ""}, {"0", "", "", "1"}};
     int failed = 0;
     for (size_t i = 0; i < COUNT(settings); i++) {
         setenv("PB_MULTISPLIT_FUSED", settings[i][0], 1);
         setenv("PB_MULTISPLIT_RANK", settings[i][1], 1);
         setenv("PB_MULTISPLIT_COUNTER_ITEMS", settings[i][2], 1);
-        print_message(
-            "PB_MULTISPLIT_FUSED=%s PB_MULTISPLIT_RANK=%s PB_MULTISPLIT_COUNTER_ITEMS=%s\n",
-            settings[i][0], settings[i][1], settings[i][2]);
+        setenv("PB_MULTISPLIT_TILE_ROUNDS", settings[i][3], 1);
+        print_message("PB_MULTISPLIT_FUSED=%s PB_MULTISPLIT_RANK=%s PB_MULTISPLIT_COUNTER_ITEMS=%s "
+                      "PB_MULTISPLIT_TILE_ROUNDS=%s\n",
+                      settings[i][0], settings[i][1], settings[i][2], settings[i][3]);
         failed += _cmocka_run_group_tests("multisplit_gpu", tests, count, NULL, NULL);
     }
     return failed;
