@@ -24,7 +24,7 @@
  * kSinglePassMaxBins bins (kPairsSinglePassMaxBins with values in narrow tiles) take two
  * such passes, least significant digit first (LSD radix sort of the bin, stable), with
  * digits of at most 256; the bins' offsets then come from a search of the sorted output.
- * Up to kSharedCountMaxBins bins over more than kSharedCountMinKeys keys, both passes take
+ * Up to kSharedCountMaxBins bins over enough keys (shared_count_wanted), both passes take
  * their starting points from one count of the whole bin instead (slice_two_pass.cuh), which
  * also gives the offsets. Range buckets over 4-byte integer keys alone, kTileRoundsMinBins
  * to kTileRoundsMostBins bins, from kTileRoundsMinKeys keys, take one pass whose tiles are
@@ -481,21 +481,33 @@ inline int counter_items_wanted(uint64_t n) {
 }
 
 /* Two passes over at most kSharedCountMaxBins bins (a histogram of 12288 fills the count
- * kernel's 48 KB of shared memory) and more than kSharedCountMinKeys keys take their
- * starting points from one count of the whole bin (slice_two_pass.cuh), unless
- * PB_MULTISPLIT_SHARED_COUNT is 0 (A/B runs). H200, u32 keys, time against a count a pass
- * (one binary, session 29 call 4, configs/tests/multisplit-shared-count-short.json,
- * results/h200/session29-call4-*): 2^28 keys, 1024 bins -9.4% (2.1194 -> 1.9205 ms), 4096
- * -7.5%, 90% of keys in one bin -2.9%; 2^24 keys -6.8%; 2^22 keys +8.0% (0.0697 -> 0.0753
- * ms: the extra kernels' latency outweighs a count of 16 MB), hence the floor; between
- * 2^22 and 2^24 not measured. Call 3, the same kernels but for their loads: 512 to 12288
- * bins -7.2 to -9.6%, with values -3.1 to -6.3%. */
+ * kernel's 48 KB of shared memory) take their starting points from one count of the whole
+ * bin (slice_two_pass.cuh) when n >= kSharedCountMinKeys + 5/2 bins x pieces. The one
+ * count saves a read of the keys (4n bytes) but scans bins x pieces words instead of
+ * digits x pieces, twice over (about 10 bytes a word), and its extra kernels cost about as
+ * much as reading 2^23 keys (32 MB). H200, u32 keys, time against a count a pass, one
+ * binary (PB_MULTISPLIT_SHARED_COUNT=0):
+ *   - 2^28 keys: 1024 bins -9.4% (2.1194 -> 1.9205 ms), 4096 -7.5%, 90% of keys in one bin
+ *     -2.9% (session 29 call 4, multisplit-shared-count-short.json); 512 to 12288 bins
+ *     -7.2 to -9.6%, with values -3.1 to -6.3% (call 3);
+ *   - 2^24 keys, 1024 bins -6.8%; 2^22 keys +8.0% (session 29 call 4);
+ *   - 2^23 keys (792 pieces), 1024 / 4096 bins: -0.6 / +15.5%, with values -4.4 / +18.8%;
+ *     3 x 2^22 keys (1056 pieces): -4.5 / +9.5%, with values -6.1 / +10.7% (session 30
+ *     call 3, multisplit-shared-count-crossover.json);
+ *   - against session 28's count a pass (configs/multisplit.json, results/h200/
+ *     multisplit.csv, session 30 call 4 against the rows it replaced, so across calls):
+ *     2^24 keys 2048 bins +6% throughput, 4096 0%, 5000 -3%, 8192 -11%, 12288 -20%; 2^25
+ *     keys 4096 +6%, 5000 +4%, 8192 -2%, 12288 -9%; 2^23 keys 2048 -1%, 12288 -35%.
+ * The rule takes the one count wherever it gained, bar 2^23 keys at 1024 bins (-0.6%) and
+ * 2^25 at 8192 (-2%). PB_MULTISPLIT_SHARED_COUNT (tests and A/B runs): 0 never, 1 wherever
+ * the bins allow. */
 constexpr uint32_t kSharedCountMaxBins = 12288;
-constexpr uint64_t kSharedCountMinKeys = 1ull << 22;
-inline bool shared_count_wanted(uint32_t bins, uint64_t n) {
+constexpr uint64_t kSharedCountMinKeys = 1ull << 23;
+inline bool shared_count_wanted(uint32_t bins, uint64_t n, uint32_t pieces) {
     const char *knob = getenv("PB_MULTISPLIT_SHARED_COUNT");
     if (knob && *knob == '0') return false;
-    return bins <= kSharedCountMaxBins && n > kSharedCountMinKeys;
+    if (bins > kSharedCountMaxBins) return false;
+    return (knob && *knob == '1') || n >= kSharedCountMinKeys + (uint64_t)bins * pieces * 5 / 2;
 }
 
 /* Range buckets over 4-byte integer keys alone (Range32Digit) with kTileRoundsMinBins to
@@ -674,7 +686,7 @@ template <class T, class Digit, bool kPairs> Plan make_plan(const pb_multisplit_
         p.private_counts = false; /* and the atomics' grid */
         cut_pieces();
     }
-    p.shared_count = p.two_scatters() && !p.fused && shared_count_wanted(bins, a->n);
+    p.shared_count = p.two_scatters() && !p.fused && shared_count_wanted(bins, a->n, p.pieces());
     cub::DeviceScan::ExclusiveSum(nullptr, p.scan_temp_bytes, (uint32_t *)nullptr,
                                   (uint32_t *)nullptr, (int)p.count_words());
     return p;

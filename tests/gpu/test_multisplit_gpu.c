@@ -6,8 +6,9 @@
  * few digits ranked by per-thread counters (the default) and by lane masks
  * (PB_MULTISPLIT_RANK=masks), the counters' tiles of 24 and 32 keys a thread on every
  * size (PB_MULTISPLIT_COUNTER_ITEMS; by default 16 up to 2^20 keys, 32 above), and the
- * tiles sorted by both digits wherever they can be (PB_MULTISPLIT_TILE_ROUNDS=1; by
- * default only from 2^26 keys). */
+ * tiles sorted by both digits and the two passes from one count wherever they can be
+ * (PB_MULTISPLIT_TILE_ROUNDS=1, PB_MULTISPLIT_SHARED_COUNT=1; by default from 2^26 keys,
+ * and from 2^23 keys and more by the bin count). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stdbool.h>
@@ -97,7 +98,8 @@ static void large_inputs(void **state) {
     check((1 << 22) + 5, "f32", "uniform", "u32", "range", 65536);
     /* the counters' wide tiles, keys alone: one pass of 40 digits, most keys in one */
     check((1 << 22) + 5, "u32", "skewed", "none", "range", 40);
-    /* two passes from one count of the whole bin (slice_two_pass.cuh): the second pass's
+    /* two passes from one count of the whole bin (slice_two_pass.cuh, under
+     * PB_MULTISPLIT_SHARED_COUNT=1 at this size): the second pass's
      * slices start inside blocks of the first one's output, one block holding most keys or
      * all of them; values, 64-bit keys, bin counts that are no power of two, the most bins */
     check((1 << 22) + 5, "u32", "skewed", "u32", "range", 1000);
@@ -130,19 +132,23 @@ int main(void) {
     /* multisplit/auto's passes with the count and scan fused into the scatter wherever the
      * grid allows, then never (by default small inputs are fused, large ones not); ranked
      * by counters where they apply (in tiles of the default size, then of 32 and 24 keys a
-     * thread), then always by lane masks; then with tiles sorted by both digits */
-    const char *settings[][4] = {
-        {"1", "", "", ""},      {"0", "", "", ""},      {"1", "", "32", ""}, {"0", "", "24", ""},
-        {"1", "masks", "", ""}, {"0", "masks", "", ""}, {"0", "", "", "1"}};
+     * thread), then always by lane masks; then with tiles sorted by both digits and the
+     * two passes from one count wherever they apply */
+    const char *settings[][5] = {{"1", "", "", "", ""},      {"0", "", "", "", ""},
+                                 {"1", "", "32", "", ""},    {"0", "", "24", "", ""},
+                                 {"1", "masks", "", "", ""}, {"0", "masks", "", "", ""},
+                                 {"0", "", "", "1", "1"}};
     int failed = 0;
     for (size_t i = 0; i < COUNT(settings); i++) {
         setenv("PB_MULTISPLIT_FUSED", settings[i][0], 1);
         setenv("PB_MULTISPLIT_RANK", settings[i][1], 1);
         setenv("PB_MULTISPLIT_COUNTER_ITEMS", settings[i][2], 1);
         setenv("PB_MULTISPLIT_TILE_ROUNDS", settings[i][3], 1);
+        setenv("PB_MULTISPLIT_SHARED_COUNT", settings[i][4], 1);
         print_message("PB_MULTISPLIT_FUSED=%s PB_MULTISPLIT_RANK=%s PB_MULTISPLIT_COUNTER_ITEMS=%s "
-                      "PB_MULTISPLIT_TILE_ROUNDS=%s\n",
-                      settings[i][0], settings[i][1], settings[i][2], settings[i][3]);
+                      "PB_MULTISPLIT_TILE_ROUNDS=%s PB_MULTISPLIT_SHARED_COUNT=%s\n",
+                      settings[i][0], settings[i][1], settings[i][2], settings[i][3],
+                      settings[i][4]);
         failed += _cmocka_run_group_tests("multisplit_gpu", tests, count, NULL, NULL);
     }
     return failed;
