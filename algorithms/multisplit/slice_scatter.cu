@@ -482,32 +482,33 @@ inline int counter_items_wanted(uint64_t n) {
 
 /* Two passes over at most kSharedCountMaxBins bins (a histogram of 12288 fills the count
  * kernel's 48 KB of shared memory) take their starting points from one count of the whole
- * bin (slice_two_pass.cuh) when n >= kSharedCountMinKeys + 5/2 bins x pieces. The one
- * count saves a read of the keys (4n bytes) but scans bins x pieces words instead of
- * digits x pieces, twice over (about 10 bytes a word), and its extra kernels cost about as
- * much as reading 2^23 keys (32 MB). H200, u32 keys, time against a count a pass, one
- * binary (PB_MULTISPLIT_SHARED_COUNT=0):
+ * bin (slice_two_pass.cuh) over more than kSharedCountMinKeys keys, and at least
+ * kSharedCountKeysAWord keys a word of its counts (bins x pieces). The one count saves a
+ * read of the keys but scans bins x pieces words instead of digits x pieces, and adds two
+ * small kernels. H200, u32 keys, time against a count a pass, one binary
+ * (PB_MULTISPLIT_SHARED_COUNT=0) unless said:
  *   - 2^28 keys: 1024 bins -9.4% (2.1194 -> 1.9205 ms), 4096 -7.5%, 90% of keys in one bin
  *     -2.9% (session 29 call 4, multisplit-shared-count-short.json); 512 to 12288 bins
  *     -7.2 to -9.6%, with values -3.1 to -6.3% (call 3);
  *   - 2^24 keys, 1024 bins -6.8%; 2^22 keys +8.0% (session 29 call 4);
- *   - 2^23 keys (792 pieces), 1024 / 4096 bins: -0.6 / +15.5%, with values -4.4 / +18.8%;
- *     3 x 2^22 keys (1056 pieces): -4.5 / +9.5%, with values -6.1 / +10.7% (session 30
- *     call 3, multisplit-shared-count-crossover.json);
- *   - against session 28's count a pass (configs/multisplit.json, results/h200/
- *     multisplit.csv, session 30 call 4 against the rows it replaced, so across calls):
- *     2^24 keys 2048 bins +6% throughput, 4096 0%, 5000 -3%, 8192 -11%, 12288 -20%; 2^25
- *     keys 4096 +6%, 5000 +4%, 8192 -2%, 12288 -9%; 2^23 keys 2048 -1%, 12288 -35%.
- * The rule takes the one count wherever it gained, bar 2^23 keys at 1024 bins (-0.6%) and
- * 2^25 at 8192 (-2%). PB_MULTISPLIT_SHARED_COUNT (tests and A/B runs): 0 never, 1 wherever
- * the bins allow. */
+ *   - 2^23 keys, 1024 / 4096 bins: -0.6 / +15.5%, with values -4.4 / +18.8%; 3 x 2^22
+ *     keys: -4.5 / +9.5%, with values -6.1 / +10.7% (session 30 call 3,
+ *     multisplit-shared-count-crossover.json);
+ *   - configs/multisplit.json's rows (results/h200/multisplit.csv; across calls: session
+ *     30 call 4 or 5, against session 28's count a pass): 2^23 keys, 2048 to 12288 bins +6
+ *     to +59%; 2^24 keys, 2048 bins -6%, 4096 0%, 5000 +3%, 8192 +12%, 12288 +22 to 29%;
+ *     2^25 keys, 4096 -6%, 5000 -4%, 8192 +2%, 12288 +9%.
+ * The break-even is near 10 keys a word from 2^24 keys up, more below.
+ * PB_MULTISPLIT_SHARED_COUNT (tests and A/B runs): 0 never, 1 wherever the bins allow. */
 constexpr uint32_t kSharedCountMaxBins = 12288;
 constexpr uint64_t kSharedCountMinKeys = 1ull << 23;
+constexpr uint64_t kSharedCountKeysAWord = 10;
 inline bool shared_count_wanted(uint32_t bins, uint64_t n, uint32_t pieces) {
     const char *knob = getenv("PB_MULTISPLIT_SHARED_COUNT");
     if (knob && *knob == '0') return false;
     if (bins > kSharedCountMaxBins) return false;
-    return (knob && *knob == '1') || n >= kSharedCountMinKeys + (uint64_t)bins * pieces * 5 / 2;
+    if (knob && *knob == '1') return true;
+    return n > kSharedCountMinKeys && n >= kSharedCountKeysAWord * bins * pieces;
 }
 
 /* Range buckets over 4-byte integer keys alone (Range32Digit) with kTileRoundsMinBins to
