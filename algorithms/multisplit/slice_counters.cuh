@@ -152,6 +152,37 @@ struct CounterOf {
     __device__ uint32_t in(uint32_t word) const { return word >> (odd << 4) & 0xffffu; }
     __device__ uint32_t one() const { return odd * 0xffffu + 1; } /* 1 << shift */
 };
+/* Counts my keys k[j] (those with holds(j)) on my column of counters (my_counters, row r
+ * at my_counters[r * kCounterThreads]), each by digit d = digit_of(value_of(key)), by a
+ * shared atomic on my own column: it hands back the count before the key without waiting
+ * on the previous key's store (a load and a store chain the keys, 5% more time: H200, 2^22
+ * to 2^28 keys, 40 and 1024 bins, session 27). digit_before[j] = d | the whole counter
+ * word before the key << 8 (both its 16-bit counts are below kItems). Every value first
+ * (independent of one another, their arithmetic overlaps), then each key's count, with
+ * seen(value) beside it. */
+template <int kItems, class T, class Holds, class ValueOf, class DigitOf, class Seen>
+__device__ __forceinline__ void
+count_on_column(const uint32_t (&k)[kItems], uint32_t (&digit_before)[kItems],
+                uint32_t *my_counters, Holds holds, ValueOf value_of, DigitOf digit_of, Seen seen) {
+#pragma unroll
+    for (int j = 0; j < kItems; j++) {
+        if (!holds(j)) continue;
+        T key;
+        memcpy(&key, &k[j], 4);
+        digit_before[j] = value_of(key);
+    }
+#pragma unroll
+    for (int j = 0; j < kItems; j++) {
+        if (!holds(j)) continue;
+        const uint32_t value = digit_before[j];
+        const uint32_t d = digit_of(value);
+        const CounterOf c(d);
+        const uint32_t old = atomicAdd(my_counters + c.row * kCounterThreads, c.one());
+        seen(value);
+        digit_before[j] = d | old << 8;
+    }
+}
+
 /* The digit whose run follows digit d's in a sorted tile (2 kRows: none, the tile's end). */
 template <int kRows> __device__ uint32_t next_run(uint32_t d) {
     return d + 2 < 2u * kRows ? d + 2 : (d & 1) ? 2u * kRows : 1u;
@@ -214,9 +245,7 @@ __global__ void __launch_bounds__(kCounterThreads, (counter_min_blocks<kItems, k
     auto holds = [&](auto full, uint32_t valid, int j) {
         return full.value || th * kItems + j < valid;
     };
-    /* 1. Tile t's keys counted, each by a shared atomic on my own column: it hands back the
-     * count before the key without waiting on the previous key's store (a load and a store
-     * chain the keys, 5% more time: H200, 2^22 to 2^28 keys, 40 and 1024 bins, session 27). */
+    /* 1. Tile t's keys counted on my own column (count_on_column). */
     auto count_tile = [&](uint32_t t) {
         const uint32_t *tile = slot_of(t);
 #pragma unroll
@@ -230,24 +259,10 @@ __global__ void __launch_bounds__(kCounterThreads, (counter_min_blocks<kItems, k
             }
         }
         const uint32_t valid = slice.keys(t);
-        /* all the digits first (independent of one another, their arithmetic overlaps),
-         * then each key's count */
         auto count_items = [&](auto full) {
-#pragma unroll
-            for (int j = 0; j < kItems; j++) {
-                if (!holds(full, valid, j)) continue;
-                T key;
-                memcpy(&key, &k[j], 4);
-                digit_before[j] = digit_of(key);
-            }
-#pragma unroll
-            for (int j = 0; j < kItems; j++) {
-                if (!holds(full, valid, j)) continue;
-                const uint32_t d = digit_before[j];
-                const CounterOf c(d);
-                const uint32_t old = atomicAdd(my_counters + c.row * kCounterThreads, c.one());
-                digit_before[j] = d | old << 8;
-            }
+            count_on_column<kItems, T>(
+                k, digit_before, my_counters, [&](int j) { return holds(full, valid, j); },
+                digit_of, [](uint32_t d) { return d; }, [](uint32_t) {});
         };
         if (valid == (uint32_t)kTile)
             count_items(std::true_type{});

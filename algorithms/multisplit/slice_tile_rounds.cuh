@@ -142,27 +142,15 @@ __global__ void __launch_bounds__(kCounterThreads, (counter_min_blocks<kItems, f
         else
             f(std::false_type{});
     };
-    /* My keys k[] counted by one digit of their bin, the low one (and the histogram) or the
-     * high one: digit_before[j] = digit | the counter word before the key << 8 (both its
-     * 16-bit counts are below kItems), as in counter_scatter_kernel. */
+    /* My keys k[] counted by one digit of their bin (count_on_column), the low one (and
+     * the histogram) or the high one. */
     auto count_keys = [&](auto full, uint32_t valid, auto low_round) {
-#pragma unroll
-        for (int j = 0; j < kItems; j++) {
-            if (!holds(full, valid, j)) continue;
-            T key;
-            memcpy(&key, &k[j], 4);
-            digit_before[j] = bin_of(key);
-        }
-#pragma unroll
-        for (int j = 0; j < kItems; j++) {
-            if (!holds(full, valid, j)) continue;
-            const uint32_t bin = digit_before[j];
-            const uint32_t d = low_round.value ? bin & low_mask : bin >> low_bits;
-            const CounterOf c(d);
-            const uint32_t old = atomicAdd(my_counters + c.row * kCounterThreads, c.one());
-            if constexpr (low_round.value) atomicAdd(sm.hist + bin_slot(bin), 1u);
-            digit_before[j] = d | old << 8;
-        }
+        count_on_column<kItems, T>(
+            k, digit_before, my_counters, [&](int j) { return holds(full, valid, j); }, bin_of,
+            [&](uint32_t bin) { return low_round.value ? bin & low_mask : bin >> low_bits; },
+            [&](uint32_t bin) {
+                if constexpr (low_round.value) atomicAdd(sm.hist + bin_slot(bin), 1u);
+            });
     };
     /* Round 1 of tile t: my kItems consecutive keys from its ring slot. */
     auto count_tile = [&](uint32_t t) {
