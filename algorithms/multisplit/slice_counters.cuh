@@ -152,6 +152,45 @@ struct CounterOf {
     __device__ uint32_t in(uint32_t word) const { return word >> (odd << 4) & 0xffffu; }
     __device__ uint32_t one() const { return odd * 0xffffu + 1; } /* 1 << shift */
 };
+/* Thread th's kItems consecutive keys of a tile kept swizzled (swizzle_piece), as 16-byte
+ * pieces, into k; kPairs, their values from value_tile (kept the same way) into v, each
+ * piece's beside its keys'. */
+template <bool kPairs, int kItems, int kValues>
+__device__ __forceinline__ void read_my_pieces(const uint32_t *tile, const uint32_t *value_tile,
+                                               uint32_t th, uint32_t (&k)[kItems],
+                                               uint32_t (&v)[kValues]) {
+    constexpr int kPieces = kItems / 4;
+#pragma unroll
+    for (int q = 0; q < kPieces; q++) {
+        const uint32_t piece = swizzle_piece<kPieces>(th * kPieces + q) * 4;
+        const uint4 kw = *reinterpret_cast<const uint4 *>(tile + piece);
+        k[4 * q] = kw.x, k[4 * q + 1] = kw.y, k[4 * q + 2] = kw.z, k[4 * q + 3] = kw.w;
+        if constexpr (kPairs) {
+            static_assert(kValues == kItems, "a value a key");
+            const uint4 vw = *reinterpret_cast<const uint4 *>(value_tile + piece);
+            v[4 * q] = vw.x, v[4 * q + 1] = vw.y, v[4 * q + 2] = vw.z, v[4 * q + 3] = vw.w;
+        }
+    }
+}
+
+/* put(i, padded(i)) for the places i of a sorted tile of `valid` keys that are thread th's
+ * on the way out (th, th + kCounterThreads, ...). A full tile's places th + j
+ * kCounterThreads are padded to padded(th) + j (kCounterThreads + kCounterThreads / 32):
+ * fixed offsets, no loop test. */
+template <int kItems, class Put>
+__device__ __forceinline__ void for_my_sorted_places(uint32_t valid, uint32_t th, Put put) {
+    if (valid == (uint32_t)counter_tile<kItems>()) {
+        constexpr uint32_t kStride = kCounterThreads + kCounterThreads / 32;
+        static_assert(kCounterThreads % 32 == 0, "padded() steps by whole rows");
+        const uint32_t at = padded(th);
+#pragma unroll
+        for (int j = 0; j < kItems; j++) put(th + j * kCounterThreads, at + j * kStride);
+    } else {
+#pragma unroll 4
+        for (uint32_t i = th; i < valid; i += kCounterThreads) put(i, padded(i));
+    }
+}
+
 /* Counts my keys k[j] (those with holds(j)) on my column of counters (my_counters, row r
  * at my_counters[r * kCounterThreads]), each by digit d = digit_of(value_of(key)), by a
  * shared atomic on my own column: it hands back the count before the key without waiting
@@ -248,16 +287,7 @@ __global__ void __launch_bounds__(kCounterThreads, (counter_min_blocks<kItems, k
     /* 1. Tile t's keys counted on my own column (count_on_column). */
     auto count_tile = [&](uint32_t t) {
         const uint32_t *tile = slot_of(t);
-#pragma unroll
-        for (int q = 0; q < kPieces; q++) {
-            const uint32_t piece = swizzle_piece<kPieces>(th * kPieces + q) * 4;
-            const uint4 kw = *reinterpret_cast<const uint4 *>(tile + piece);
-            k[4 * q] = kw.x, k[4 * q + 1] = kw.y, k[4 * q + 2] = kw.z, k[4 * q + 3] = kw.w;
-            if constexpr (kPairs) {
-                const uint4 vw = *reinterpret_cast<const uint4 *>(values_of(tile) + piece);
-                v[4 * q] = vw.x, v[4 * q + 1] = vw.y, v[4 * q + 2] = vw.z, v[4 * q + 3] = vw.w;
-            }
-        }
+        read_my_pieces<kPairs>(tile, values_of(tile), th, k, v);
         const uint32_t valid = slice.keys(t);
         auto count_items = [&](auto full) {
             count_on_column<kItems, T>(
@@ -349,9 +379,8 @@ __global__ void __launch_bounds__(kCounterThreads, (counter_min_blocks<kItems, k
         pb::wait_async<kStages - 2>();
         __syncthreads();
 
-        /* 4. Out in runs; my counters back to zero, and the next tile counted. A full
-         * tile's positions th + j kCounterThreads are padded to padded(th) + j
-         * (kCounterThreads + kCounterThreads / 32): fixed offsets, no loop test. */
+        /* 4. Out in runs (for_my_sorted_places); my counters back to zero, and the next
+         * tile counted. */
         auto put = [&](uint32_t i, uint32_t at) {
             /* not memcpy, which stores 4 bytes one by one */
             const T key = reinterpret_cast<const T *>(tile)[at];
@@ -359,16 +388,7 @@ __global__ void __launch_bounds__(kCounterThreads, (counter_min_blocks<kItems, k
             out_keys[dest] = key;
             if constexpr (kPairs) out_values[dest] = values_of(tile)[at];
         };
-        if (valid == (uint32_t)kTile) {
-            constexpr uint32_t kStride = kCounterThreads + kCounterThreads / 32;
-            static_assert(kCounterThreads % 32 == 0, "padded() steps by whole rows");
-            const uint32_t at = padded(th);
-#pragma unroll
-            for (int j = 0; j < kItems; j++) put(th + j * kCounterThreads, at + j * kStride);
-        } else {
-#pragma unroll 4
-            for (uint32_t i = th; i < valid; i += kCounterThreads) put(i, padded(i));
-        }
+        for_my_sorted_places<kItems>(valid, th, put);
 #pragma unroll
         for (int r = 0; r < kRows; r++) my_counters[r * kCounterThreads] = 0;
         if (t + 1 < slice.tiles) count_tile(t + 1);

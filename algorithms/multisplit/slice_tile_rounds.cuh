@@ -154,13 +154,8 @@ __global__ void __launch_bounds__(kCounterThreads, (counter_min_blocks<kItems, f
     };
     /* Round 1 of tile t: my kItems consecutive keys from its ring slot. */
     auto count_tile = [&](uint32_t t) {
-        const uint32_t *tile = slot_of(t);
-#pragma unroll
-        for (int q = 0; q < kPieces; q++) {
-            const uint32_t piece = swizzle_piece<kPieces>(th * kPieces + q) * 4;
-            const uint4 kw = *reinterpret_cast<const uint4 *>(tile + piece);
-            k[4 * q] = kw.x, k[4 * q + 1] = kw.y, k[4 * q + 2] = kw.z, k[4 * q + 3] = kw.w;
-        }
+        uint32_t no_values[1];
+        read_my_pieces<false>(slot_of(t), nullptr, th, k, no_values);
         const uint32_t valid = slice.keys(t);
         with_full(valid, [&](auto full) { count_keys(full, valid, std::true_type{}); });
     };
@@ -267,15 +262,7 @@ __global__ void __launch_bounds__(kCounterThreads, (counter_min_blocks<kItems, f
             const uint32_t dest = sm.delta[bin_slot(bin_of(key))] + i;
             out_keys[dest] = key;
         };
-        if (valid == (uint32_t)kTile) {
-            constexpr uint32_t kStride = kCounterThreads + kCounterThreads / 32;
-            const uint32_t at = padded(th);
-#pragma unroll
-            for (int j = 0; j < kItems; j++) put(th + j * kCounterThreads, at + j * kStride);
-        } else {
-#pragma unroll 4
-            for (uint32_t i = th; i < valid; i += kCounterThreads) put(i, padded(i));
-        }
+        for_my_sorted_places<kItems>(valid, th, put);
         if (t + 1 < slice.tiles) count_tile(t + 1);
     }
 }
