@@ -769,8 +769,6 @@ cudaError_t run_pass(const Digit &digit, uint32_t digits, const Plan &p, Scratch
                                      values, n, out_keys, out_values, offsets, stream);
 }
 
-/* Both passes from one count of the whole bin (slice_two_pass.cuh): keys -> mid by the low
- * digit, mid -> out by the high one. */
 /* Counts every bin of every piece (per-thread counters where the bins fit them, else the
  * atomics' kernel with as many histograms as fit) into s.counts and scans them into
  * s.starts: where piece p's keys of bin b go, starts[b * pieces + p]. */
@@ -797,6 +795,8 @@ cudaError_t run_tile_rounds(const pb_multisplit_args *a, const Plan &p, Scratch<
         a->out_values, a->offsets, stream);
 }
 
+/* Both passes from one count of the whole bin (slice_two_pass.cuh): keys -> mid by the low
+ * digit, mid -> out by the high one. */
 template <class T, class Digit, bool kPairs>
 cudaError_t run_two_passes_one_count(const pb_multisplit_args *a, const Plan &p, Scratch<T> &s,
                                      cudaStream_t stream) {

@@ -36,7 +36,7 @@ namespace pb_ms {
 constexpr uint32_t kTileRoundsMaxLowDigits = 32;
 constexpr uint32_t kTileRoundsMaxBins = kTileRoundsMaxLowDigits * kCounterMaxDigits;
 /* Keys a thread: the counter scatter's choice above 2^20 keys (counter_items_for). */
-constexpr int kTileRoundsItems = 32;
+constexpr int kTileRoundsItems = kCounterItemChoices[2];
 
 /* Where digit x's run lies among a counter-sorted tile's runs. */
 template <int kRows> __device__ __forceinline__ uint32_t run_order(uint32_t x) {
@@ -49,7 +49,7 @@ template <int kRows> __device__ __forceinline__ uint32_t digit_at_run(uint32_t r
 
 /* Shared memory of tile_rounds_kernel, carved from the dynamic allocation. */
 template <int kRows, int kItems> struct RoundsSmem {
-    static constexpr int kStages = 2;
+    static constexpr int kStages = 2; /* as the counter scatter's (CounterSmem) */
     static constexpr int kSlot = counter_slot<kItems>();
     static constexpr int kBinSlots = 4 * kRows * kRows; /* (high run, low run) */
     uint32_t *ring;     /* kStages x kSlot: tiles coming in, then sorted in place */
