@@ -453,12 +453,27 @@ inline bool fused_wanted(uint64_t n) {
     return n <= kFusedMaxKeys;
 }
 
+/* The most digits a pass of the counter scatter takes: kCounterMaxDigits, or fewer by
+ * PB_MULTISPLIT_COUNTER_MAX_DIGITS for A/B runs (42: session 30's rule, before 33 rows). */
+inline uint32_t counter_max_digits_asked() {
+    const char *knob = getenv("PB_MULTISPLIT_COUNTER_MAX_DIGITS");
+    const unsigned long asked = knob && *knob ? strtoul(knob, nullptr, 10) : kCounterMaxDigits;
+    return asked < kCounterMaxDigits ? (uint32_t)asked : kCounterMaxDigits;
+}
+
 /* Passes of at most kCounterMaxDigits digits over 4-byte keys take the counter scatter
  * (slice_counters.cuh), unless PB_MULTISPLIT_RANK is "masks" (for A/B runs). H200, 2^28 u32
  * keys, time against the lane masks (configs/tests/multisplit-counters.json,
  * multisplit-few-bins.json): 1 to 40 bins 44 to 6% less, 90% of keys in one bin 34% (40
  * bins) and 38% (512) less, 512 bins (two passes of 16 and 32 digits) 4% less, 1024 even;
- * tried and left to the masks: 64 bins with 33 rows 2 to 4% more. With values (session
+ * 64 bins with 33 rows then 2 to 4% more (session 17). 33 rows (43 to 66 digits) on
+ * today's kernel, one binary against PB_MULTISPLIT_COUNTER_MAX_DIGITS=42 (session 31 call
+ * 1, configs/tests/multisplit-counter-rows.json, results/h200/session31-call1-*), 2^28 u32
+ * keys alone: 48, 64, 66 bins -14 to -16% (64: 1.2950 -> 1.1033 ms), 2048, 3000, 4096
+ * (two passes, the second of 64, 47, 64 digits) -14 to -16% (4096: 2.4046 -> 2.0253);
+ * with values -9 to -16% and -8 to -13%; 90% of keys in one bin -40 and -43%, binomial
+ * -7.5 and -12%; 2^24 keys -13 and -16% (values -7%), 2^22 -11% (values -1%), 2^20 (16
+ * keys a thread) -0 to -4%. With values (session
  * 29, one binary, configs/tests/multisplit-pairs-counters.json, results/h200/
  * session29-call1-*), 2^28 u32 pairs, 32 keys a thread: 40 bins 5.8% less (1.8163 ->
  * 1.7112 ms), 512 1.6% less, 1024 2.5% less, 90% of keys in one bin 26 to 28% less; 2^25
@@ -467,6 +482,7 @@ template <class T> int counter_rows_wanted(uint32_t max_digits) {
     if (sizeof(T) != 4) return 0;
     const char *knob = getenv("PB_MULTISPLIT_RANK");
     if (knob && strcmp(knob, "masks") == 0) return 0;
+    if (max_digits > counter_max_digits_asked()) return 0;
     return counter_rows(max_digits);
 }
 
@@ -515,7 +531,7 @@ inline bool shared_count_wanted(uint32_t bins, uint64_t n, uint32_t pieces) {
  * kTileRoundsMostBins bins, from kTileRoundsMinKeys keys, take one pass sorting each tile
  * by both digits (slice_tile_rounds.cuh, which gives the measurements), from a count of the
  * whole bin. PB_MULTISPLIT_TILE_ROUNDS (tests and A/B runs): 0 never; 1 wherever the kernel
- * can (more bins than one counter pass takes, up to kTileRoundsMaxBins, inputs too big for
+ * can (more bins than its high digit takes, up to kTileRoundsMaxBins, inputs too big for
  * fused passes). PB_MULTISPLIT_RANK=masks: never. */
 constexpr uint32_t kTileRoundsMinBins = 320, kTileRoundsMostBins = 384;
 constexpr uint64_t kTileRoundsMinKeys = 1ull << 26;
@@ -525,7 +541,8 @@ template <class T, class Digit, bool kPairs> bool tile_rounds_wanted(uint32_t bi
     const char *knob = getenv("PB_MULTISPLIT_TILE_ROUNDS");
     if (knob && *knob == '0') return false;
     if (knob && *knob == '1')
-        return bins > kCounterMaxDigits && bins <= kTileRoundsMaxBins && n > kFusedMaxKeys;
+        return bins > kTileRoundsMaxHighDigits && bins <= kTileRoundsMaxBins &&
+               n > kFusedMaxKeys;
     return bins >= kTileRoundsMinBins && bins <= kTileRoundsMostBins && n >= kTileRoundsMinKeys;
 }
 
@@ -546,10 +563,22 @@ template <class K> int resident_blocks(K kernel, int threads, size_t smem) {
  * kMidSinglePassMaxBins, kSmallSinglePassMaxBins; values: kPairsSinglePassMaxBins), or up
  * to PB_MULTISPLIT_ONE_PASS_MAX for A/B runs, while one pass's shared memory fits a block
  * (with 2 KB to spare for the kernel's static part, the scan's). */
+/* Pairs of 4-byte keys from kPairsCounterPassesMinKeys keys take one pass only up to
+ * kPairsCounterPassesAbove bins: above, two passes of the counter scatter (of at most 16
+ * and 24 digits up to 384 bins) from one count. H200, 2^28 u32 pairs, one binary, two
+ * passes (PB_MULTISPLIT_ONE_PASS_MAX=256) against one pass of wide lane-mask tiles
+ * (configs/tests/multisplit-pairs-two-pass.json, results/h200/session31-call1-*): 300 bins
+ * +8.3%, 361 -3.7% (3.2235 -> 3.1040 ms), 384 -4.5%; the even point by these, about 340. */
+constexpr uint32_t kPairsCounterPassesAbove = 340;
+constexpr uint64_t kPairsCounterPassesMinKeys = 1ull << 26;
+
 template <class T, bool kPairs> bool one_pass(uint32_t bins, uint64_t n) {
     const bool wide = wide_tiles<T, kPairs>(bins, n);
-    uint32_t most = kPairs && wide         ? kWideTileMaxDigits
-                    : kPairs               ? kPairsSinglePassMaxBins
+    const bool counter_passes =
+        kPairs && n >= kPairsCounterPassesMinKeys && counter_rows_wanted<T>(1) != 0;
+    uint32_t most = kPairs && wide && counter_passes ? kPairsCounterPassesAbove
+                    : kPairs && wide                 ? kWideTileMaxDigits
+                    : kPairs                         ? kPairsSinglePassMaxBins
                     : n <= kSmallInputKeys ? kSmallSinglePassMaxBins
                     : n <= kMidInputKeys   ? kMidSinglePassMaxBins
                                            : kSinglePassMaxBins;
@@ -591,7 +620,7 @@ auto with_scatter_kernel(const Plan &p, uint32_t digits, F &&f) {
     const uint32_t max_digits = p.max_digits;
     if constexpr (sizeof(T) == 4 && std::is_same<Digit, Range32Digit>::value && !kPairs) {
         if (p.tile_rounds)
-            return with_counter_rows(counter_rows(max_digits), [&](auto r) {
+            return with_counter_rows<kTileRoundsMaxRows>(counter_rows(max_digits), [&](auto r) {
                 constexpr int kRows = r.value;
                 auto kernel = tile_rounds_kernel<T, kRows, kTileRoundsItems>;
                 return f(kernel, kernel, RoundsSmem<kRows, kTileRoundsItems>::bytes());
@@ -629,7 +658,7 @@ template <class T, class Digit, bool kPairs> Plan make_plan(const pb_multisplit_
         p.pass[0] = {0, 0xffffffffu, bins};
     } else {
         /* low digit of 2^low_bits values first, then the rest (both <= 256; with
-         * tile_rounds, at most kTileRoundsMaxLowDigits and kCounterMaxDigits) */
+         * tile_rounds, at most kTileRoundsMaxLowDigits and kTileRoundsMaxHighDigits) */
         const int bits = bits_for(bins);
         const int low_bits = bits / 2;
         p.passes = 2;

@@ -32,9 +32,12 @@
 namespace pb_ms {
 
 /* The low digit takes the bin's low bits, at most kTileRoundsMaxLowDigits values; the
- * high digit at most kCounterMaxDigits. */
+ * high digit at most kTileRoundsMaxHighDigits (kTileRoundsMaxRows counter rows: the rows
+ * it was measured with, and registers enough for two blocks an SM). */
 constexpr uint32_t kTileRoundsMaxLowDigits = 32;
-constexpr uint32_t kTileRoundsMaxBins = kTileRoundsMaxLowDigits * kCounterMaxDigits;
+constexpr int kTileRoundsMaxRows = kCounterRowChoices[1];
+constexpr uint32_t kTileRoundsMaxHighDigits = 2 * kTileRoundsMaxRows;
+constexpr uint32_t kTileRoundsMaxBins = kTileRoundsMaxLowDigits * kTileRoundsMaxHighDigits;
 /* Keys a thread: the counter scatter's choice above 2^20 keys (counter_items_for). */
 constexpr int kTileRoundsItems = kCounterItemChoices[2];
 

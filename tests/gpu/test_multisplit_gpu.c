@@ -98,6 +98,12 @@ static void large_inputs(void **state) {
     check((1 << 22) + 5, "f32", "uniform", "u32", "range", 65536);
     /* the counters' wide tiles, keys alone: one pass of 40 digits, most keys in one */
     check((1 << 22) + 5, "u32", "skewed", "none", "range", 40);
+    /* 33 counter rows: one pass of 64 digits with values, of 66 (the most) over signed
+     * keys mostly in one bin, two of 64; at 2^20 keys, 16 keys a thread */
+    check((1 << 22) + 5, "u32", "uniform", "u32", "range", 64);
+    check((1 << 22) + 5, "i32", "skewed", "none", "range", 66);
+    check((1 << 22) + 5, "u32", "uniform", "none", "range", 4096);
+    check(1 << 20, "u32", "binomial", "u32", "range", 50);
     /* two passes from one count of the whole bin (slice_two_pass.cuh, under
      * PB_MULTISPLIT_SHARED_COUNT=1 at this size): the second pass's
      * slices start inside blocks of the first one's output, one block holding most keys or
