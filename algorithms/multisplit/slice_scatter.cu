@@ -541,8 +541,7 @@ template <class T, class Digit, bool kPairs> bool tile_rounds_wanted(uint32_t bi
     const char *knob = getenv("PB_MULTISPLIT_TILE_ROUNDS");
     if (knob && *knob == '0') return false;
     if (knob && *knob == '1')
-        return bins > kTileRoundsMaxHighDigits && bins <= kTileRoundsMaxBins &&
-               n > kFusedMaxKeys;
+        return bins > kTileRoundsMaxHighDigits && bins <= kTileRoundsMaxBins && n > kFusedMaxKeys;
     return bins >= kTileRoundsMinBins && bins <= kTileRoundsMostBins && n >= kTileRoundsMinKeys;
 }
 
@@ -579,9 +578,9 @@ template <class T, bool kPairs> bool one_pass(uint32_t bins, uint64_t n) {
     uint32_t most = kPairs && wide && counter_passes ? kPairsCounterPassesAbove
                     : kPairs && wide                 ? kWideTileMaxDigits
                     : kPairs                         ? kPairsSinglePassMaxBins
-                    : n <= kSmallInputKeys ? kSmallSinglePassMaxBins
-                    : n <= kMidInputKeys   ? kMidSinglePassMaxBins
-                                           : kSinglePassMaxBins;
+                    : n <= kSmallInputKeys           ? kSmallSinglePassMaxBins
+                    : n <= kMidInputKeys             ? kMidSinglePassMaxBins
+                                                     : kSinglePassMaxBins;
     const char *knob = getenv("PB_MULTISPLIT_ONE_PASS_MAX");
     if (knob && *knob) most = (uint32_t)strtoul(knob, nullptr, 10);
     const size_t bytes = with_tile_items<T, kPairs>(
