@@ -558,10 +558,6 @@ template <class K> int resident_blocks(K kernel, int threads, size_t smem) {
     return blocks > 0 ? blocks : 1;
 }
 
-/* Whether `bins` bins of n keys take one pass: up to kSinglePassMaxBins (fewer keys:
- * kMidSinglePassMaxBins, kSmallSinglePassMaxBins; values: kPairsSinglePassMaxBins), or up
- * to PB_MULTISPLIT_ONE_PASS_MAX for A/B runs, while one pass's shared memory fits a block
- * (with 2 KB to spare for the kernel's static part, the scan's). */
 /* Pairs of 4-byte keys from kPairsCounterPassesMinKeys keys take one pass only up to
  * kPairsCounterPassesAbove bins: above, two passes of the counter scatter (of at most 16
  * and 24 digits up to 384 bins) from one count. H200, 2^28 u32 pairs, one binary, two
@@ -571,6 +567,10 @@ template <class K> int resident_blocks(K kernel, int threads, size_t smem) {
 constexpr uint32_t kPairsCounterPassesAbove = 340;
 constexpr uint64_t kPairsCounterPassesMinKeys = 1ull << 26;
 
+/* Whether `bins` bins of n keys take one pass: up to kSinglePassMaxBins (fewer keys:
+ * kMidSinglePassMaxBins, kSmallSinglePassMaxBins; values: kPairsSinglePassMaxBins), or up
+ * to PB_MULTISPLIT_ONE_PASS_MAX for A/B runs, while one pass's shared memory fits a block
+ * (with 2 KB to spare for the kernel's static part, the scan's); pairs, the rule above. */
 template <class T, bool kPairs> bool one_pass(uint32_t bins, uint64_t n) {
     const bool wide = wide_tiles<T, kPairs>(bins, n);
     const bool counter_passes =
