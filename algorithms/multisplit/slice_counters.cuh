@@ -53,8 +53,13 @@ template <int kItems> __host__ __device__ constexpr int counter_tile() {
     return kCounterThreads * kItems;
 }
 /* Blocks an SM the registers are cut for: with values a thread also holds its values, and
- * a block's shared memory (values' ring beside the keys') fits two at most. */
-template <int kItems, bool kPairs> __host__ __device__ constexpr int counter_min_blocks() {
+ * a block's shared memory (values' ring beside the keys') fits two at most. Above
+ * kCounterFewBlocksRows rows the counters alone take 66.5 KB (65 rows): two blocks an SM
+ * of 16 keys a thread fit, one of more or with values. */
+constexpr int kCounterFewBlocksRows = 33;
+template <int kItems, bool kPairs, int kRows = kCounterFewBlocksRows>
+__host__ __device__ constexpr int counter_min_blocks() {
+    if (kRows > kCounterFewBlocksRows) return !kPairs && kItems <= 16 ? 2 : 1;
     return kPairs ? (kItems <= 16 ? 2 : 1) : kItems <= 16 ? 3 : 2;
 }
 constexpr int kCounterItemChoices[] = {16, 24, 32};
@@ -68,9 +73,20 @@ inline int counter_items_for(uint64_t n) {
 }
 /* Counter rows the kernels are built for (odd, fewer first): at most 2 x kRows digits.
  * 33 rows at 16 keys a thread (three blocks an SM, 80 registers) spill 24 bytes; they
- * still took 0 to 4% less time than the lane masks at 2^20 keys (session 31). */
-constexpr int kCounterRowChoices[] = {9, 21, 33};
-constexpr uint32_t kCounterMaxDigits = 2 * kCounterRowChoices[2];
+ * still took 0 to 4% less time than the lane masks at 2^20 keys (session 31). 65 rows:
+ * 128 registers at 16 keys a thread, 168 at 32, 202 with values, no spill.
+ * 129 rows (132 KB of counters, one block an SM; 32 keys a thread alone, 16 with values;
+ * 238 and 231 registers, no spill) were tried for passes of 131 to 256 digits and
+ * dropped: H200, u32, time against the lane masks, one binary (session 32 call 1,
+ * configs/tests/multisplit-counter-rows-65.json: the build with them as it is against
+ * PB_MULTISPLIT_COUNTER_MAX_DIGITS=66, results/h200/session32-call1-*): 2^28 keys 200
+ * bins +6.8%, 256 +0.3%, 65536 (two passes of 256) +0.4%, binomial 256 +11.7%, 90% of
+ * keys in one bin -15.6%; with values 256 bins +43%, 65536 +42%; 2^25 keys 256 bins
+ * +5.2%, with values +39%. */
+constexpr int kCounterRowChoices[] = {9, 21, 33, 65};
+constexpr int kCounterRowKinds = sizeof(kCounterRowChoices) / sizeof(kCounterRowChoices[0]);
+constexpr int kCounterMostRows = kCounterRowChoices[kCounterRowKinds - 1];
+constexpr uint32_t kCounterMaxDigits = 2 * kCounterMostRows;
 /* The sorted tile skips a word after every 32 (padded()): a thread's keys of one digit go
  * to consecutive places, kItems apart from the next thread's, which without the gap would
  * put many lanes on one bank whenever a few digits hold most keys. */
@@ -230,7 +246,7 @@ template <int kRows> __device__ uint32_t next_run(uint32_t d) {
 }
 
 template <class T, class Digit, int kRows, bool kFused, int kItems, bool kPairs>
-__global__ void __launch_bounds__(kCounterThreads, (counter_min_blocks<kItems, kPairs>()))
+__global__ void __launch_bounds__(kCounterThreads, (counter_min_blocks<kItems, kPairs, kRows>()))
     counter_scatter_kernel(const T *__restrict__ keys, const uint32_t *__restrict__ values,
                            uint64_t n, uint64_t span, Digit digit_of, uint32_t digits,
                            const uint32_t *__restrict__ starts, uint32_t pieces, uint32_t split,
@@ -405,14 +421,18 @@ inline int counter_rows(uint32_t digits) {
 }
 
 /* Calls f(std::integral_constant<int, rows>) for one of kCounterRowChoices up to kMostRows
- * (a kernel built for fewer rows than the choices' most instantiates no more). */
-template <int kMostRows = kCounterRowChoices[2], class F> auto with_counter_rows(int rows, F &&f) {
-    constexpr int kFew = kCounterRowChoices[0], kMore = kCounterRowChoices[1],
-                  kMost = kCounterRowChoices[2];
-    if (rows == kFew) return f(std::integral_constant<int, kFew>{});
-    if constexpr (kMostRows >= kMost)
-        if (rows == kMost) return f(std::integral_constant<int, kMost>{});
-    return f(std::integral_constant<int, kMore>{});
+ * (a kernel built for fewer rows than the choices' most instantiates no more); rows none
+ * of them: the second choice. */
+template <int kMostRows = kCounterMostRows, int kChoice = 0, class F>
+auto with_counter_rows(int rows, F &&f) {
+    constexpr int kRows = kCounterRowChoices[kChoice];
+    if constexpr (kChoice + 1 < kCounterRowKinds && kCounterRowChoices[kChoice + 1] <= kMostRows) {
+        if (rows == kRows) return f(std::integral_constant<int, kRows>{});
+        return with_counter_rows<kMostRows, kChoice + 1>(rows, static_cast<F &&>(f));
+    } else {
+        if (rows != kRows) return f(std::integral_constant<int, kCounterRowChoices[1]>{});
+        return f(std::integral_constant<int, kRows>{});
+    }
 }
 
 /* Calls f(std::integral_constant<int, keys a thread>) for one of kCounterItemChoices. */

@@ -454,7 +454,8 @@ inline bool fused_wanted(uint64_t n) {
 }
 
 /* The most digits a pass of the counter scatter takes: kCounterMaxDigits, or fewer by
- * PB_MULTISPLIT_COUNTER_MAX_DIGITS for A/B runs (42: session 30's rule, before 33 rows). */
+ * PB_MULTISPLIT_COUNTER_MAX_DIGITS for A/B runs (42: session 30's rule, before 33 rows;
+ * 66: session 31's, before 65). */
 inline uint32_t counter_max_digits_asked() {
     const char *knob = getenv("PB_MULTISPLIT_COUNTER_MAX_DIGITS");
     const unsigned long asked = knob && *knob ? strtoul(knob, nullptr, 10) : kCounterMaxDigits;
@@ -473,7 +474,16 @@ inline uint32_t counter_max_digits_asked() {
  * (two passes, the second of 64, 47, 64 digits) -14 to -16% (4096: 2.4046 -> 2.0253);
  * with values -9 to -16% and -8 to -13%; 90% of keys in one bin -40 and -43%, binomial
  * -7.5 and -12%; 2^24 keys -13 and -16% (values -7%), 2^22 -11% (values -1%), 2^20 (16
- * keys a thread) -0 to -4%. With values (session
+ * keys a thread) -0 to -4%. 65 rows (67 to 130 digits; one block an SM at 32 keys a
+ * thread), one binary against PB_MULTISPLIT_COUNTER_MAX_DIGITS=66 (session 32 call 1,
+ * configs/tests/multisplit-counter-rows-65.json, results/h200/session32-call1-*), 2^28
+ * u32 keys alone: 100 and 128 bins -3.7 and -6.0%, 5000, 8192 and 12288 (two passes of
+ * 64 x 79, 64 x 128, 128 x 96) -2.1, -4.5 and -1.8%; with values 100, 128, 8192, 12288
+ * -11.1, -6.5, -11.8, -8.7%; 90% of keys in one bin, 128 bins -26.8%, binomial +3.1%;
+ * 2^25 keys 100 and 8192 bins -1.6 and -6.3%, with values 100 -12.9%; 2^20 keys (16 a
+ * thread) 100 and 8192 +0.6 and -0.5%, with values 100 +5.1%. 65 rows at 16 keys a
+ * thread (two blocks an SM; PB_MULTISPLIT_COUNTER_ITEMS=16) took 8 to 12% more time than
+ * the masks at 2^28 keys alone, 11 to 23% with values. With values (session
  * 29, one binary, configs/tests/multisplit-pairs-counters.json, results/h200/
  * session29-call1-*), 2^28 u32 pairs, 32 keys a thread: 40 bins 5.8% less (1.8163 ->
  * 1.7112 ms), 512 1.6% less, 1024 2.5% less, 90% of keys in one bin 26 to 28% less; 2^25

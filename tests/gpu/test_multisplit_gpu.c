@@ -90,8 +90,9 @@ static void large_inputs(void **state) {
     check((1 << 24) + 17, "u32", "uniform", "u32", "range", 40);
     check((1 << 24) + 17, "f32", "uniform", "none", "range", 1024);
     /* multisplit/auto's wide tiles: one pass of 300 digits (16-bit digits), and two of 256
-     * (65536 bins above); with values (32 keys a thread, one block an SM) one pass of 100
-     * digits over few distinct keys (stability), of 300, and two of 256 */
+     * (65536 bins above); with values (32 keys a thread, one block an SM) one pass of 300
+     * and two of 256; one pass of 100 digits with values over few distinct keys
+     * (stability; the counters' 65 rows by default, wide tiles under masks) */
     check((1 << 22) + 5, "u32", "uniform", "none", "range", 300);
     check((1 << 22) + 5, "u32", "few-unique", "u32", "range", 100);
     check((1 << 22) + 5, "i32", "uniform", "u32", "range", 300);
@@ -104,6 +105,18 @@ static void large_inputs(void **state) {
     check((1 << 22) + 5, "i32", "skewed", "none", "range", 66);
     check((1 << 22) + 5, "u32", "uniform", "none", "range", 4096);
     check(1 << 20, "u32", "binomial", "u32", "range", 50);
+    /* 65 counter rows: one pass of 128 digits with values, of 130 (the most) over signed
+     * keys mostly in one bin, two of 128 (64 x 128); at 2^20 keys, 16 keys a thread */
+    check((1 << 22) + 5, "u32", "uniform", "u32", "range", 128);
+    check((1 << 22) + 5, "i32", "skewed", "none", "range", 130);
+    check((1 << 22) + 5, "u32", "uniform", "none", "range", 8192);
+    check(1 << 20, "u32", "binomial", "u32", "range", 100);
+    /* just past the counters' 130 digits (lane masks): one pass of 131 over signed keys, of
+     * 256 over keys mostly in one bin, two of 256 (65536 bins), 200 bins at 2^20 keys */
+    check((1 << 22) + 5, "i32", "uniform", "none", "range", 131);
+    check((1 << 22) + 5, "u32", "skewed", "none", "range", 256);
+    check((1 << 22) + 5, "u32", "binomial", "none", "range", 65536);
+    check(1 << 20, "u32", "uniform", "none", "range", 200);
     /* two passes from one count of the whole bin (slice_two_pass.cuh, under
      * PB_MULTISPLIT_SHARED_COUNT=1 at this size): the second pass's
      * slices start inside blocks of the first one's output, one block holding most keys or
