@@ -53,14 +53,19 @@ template <int kItems> __host__ __device__ constexpr int counter_tile() {
     return kCounterThreads * kItems;
 }
 /* Blocks an SM the registers are cut for: with values a thread also holds its values, and
- * a block's shared memory (values' ring beside the keys') fits two at most. Above
- * kCounterFewBlocksRows rows the counters alone take 66.5 KB (65 rows): two blocks an SM
- * of 16 keys a thread fit, one of more or with values. */
-constexpr int kCounterFewBlocksRows = 33;
-template <int kItems, bool kPairs, int kRows = kCounterFewBlocksRows>
+ * a block's shared memory (values' ring beside the keys') fits two at most; and no more
+ * blocks than an SM's shared memory holds (228 KB on sm_90; each block's rings, counters
+ * and about 3 KB besides: its digits' arrays, the scan's storage, the 1 KB the system
+ * keeps). 65 rows (66.5 KB of counters): two blocks of 16 keys a thread, one of more or
+ * with values. */
+constexpr size_t kCounterSmemPerSm = 228 << 10, kCounterSmemBesides = 3 << 10;
+template <int kItems, bool kPairs, int kRows = 33>
 __host__ __device__ constexpr int counter_min_blocks() {
-    if (kRows > kCounterFewBlocksRows) return !kPairs && kItems <= 16 ? 2 : 1;
-    return kPairs ? (kItems <= 16 ? 2 : 1) : kItems <= 16 ? 3 : 2;
+    const int wanted = kPairs ? (kItems <= 16 ? 2 : 1) : kItems <= 16 ? 3 : 2;
+    const size_t block = (size_t)(kPairs ? 2 : 1) * 2 * (kCounterThreads * kItems * 33 / 32) * 4 +
+                         (size_t)kRows * kCounterThreads * 4 + kCounterSmemBesides;
+    const int fit = (int)(kCounterSmemPerSm / block);
+    return fit < 1 ? 1 : fit < wanted ? fit : wanted;
 }
 constexpr int kCounterItemChoices[] = {16, 24, 32};
 constexpr uint64_t kCounterNarrowMaxKeys = 1ull << 20;
@@ -74,7 +79,14 @@ inline int counter_items_for(uint64_t n) {
 /* Counter rows the kernels are built for (odd, fewer first): at most 2 x kRows digits.
  * 33 rows at 16 keys a thread (three blocks an SM, 80 registers) spill 24 bytes; they
  * still took 0 to 4% less time than the lane masks at 2^20 keys (session 31). 65 rows:
- * 128 registers at 16 keys a thread, 168 at 32, 202 with values, no spill.
+ * 128 registers at 16 keys a thread, 168 at 32, 202 with values, no spill. 41 rows
+ * (passes of 67 to 82 digits, as 5000 bins' 79) keep two blocks an SM at 32 keys a
+ * thread, where 65 hold one: 128 registers, no spill (186 with values, one block). H200,
+ * u32 keys alone, time against 65 rows (session 32 call 4, configs/tests/
+ * multisplit-counter-rows-41.json, PB_MULTISPLIT_COUNTER_SKIP_ROWS=41, one binary,
+ * results/h200/session32-call4-*): 2^28 keys 72 and 80 bins -14.3%, 5000 -13.7% (129.0
+ * Gelem/s), binomial -14.3 and -13.8%; 2^23 to 2^26 keys -10.7 to -14.3%; 2^20 keys -3.6
+ * to +3.7%; with values (one block either way) +0.1 to +1.1%.
  * 129 rows (132 KB of counters, one block an SM; 32 keys a thread alone, 16 with values;
  * 238 and 231 registers, no spill) were tried for passes of 131 to 256 digits and
  * dropped: H200, u32, time against the lane masks, one binary (session 32 call 1,
@@ -83,7 +95,7 @@ inline int counter_items_for(uint64_t n) {
  * bins +6.8%, 256 +0.3%, 65536 (two passes of 256) +0.4%, binomial 256 +11.7%, 90% of
  * keys in one bin -15.6%; with values 256 bins +43%, 65536 +42%; 2^25 keys 256 bins
  * +5.2%, with values +39%. */
-constexpr int kCounterRowChoices[] = {9, 21, 33, 65};
+constexpr int kCounterRowChoices[] = {9, 21, 33, 41, 65};
 constexpr int kCounterRowKinds = sizeof(kCounterRowChoices) / sizeof(kCounterRowChoices[0]);
 constexpr int kCounterMostRows = kCounterRowChoices[kCounterRowKinds - 1];
 constexpr uint32_t kCounterMaxDigits = 2 * kCounterMostRows;

@@ -462,6 +462,16 @@ inline uint32_t counter_max_digits_asked() {
     return asked < kCounterMaxDigits ? (uint32_t)asked : kCounterMaxDigits;
 }
 
+/* The counter rows a pass of `digits` digits takes (counter_rows), or for A/B runs, where
+ * PB_MULTISPLIT_COUNTER_SKIP_ROWS names that choice, the next one up (none past the
+ * most). */
+inline int pass_counter_rows(uint32_t digits) {
+    const int rows = counter_rows(digits);
+    const char *knob = getenv("PB_MULTISPLIT_COUNTER_SKIP_ROWS");
+    if (rows == 0 || !knob || !*knob || strtol(knob, nullptr, 10) != rows) return rows;
+    return counter_rows(2 * rows + 1);
+}
+
 /* Passes of at most kCounterMaxDigits digits over 4-byte keys take the counter scatter
  * (slice_counters.cuh), unless PB_MULTISPLIT_RANK is "masks" (for A/B runs). H200, 2^28 u32
  * keys, time against the lane masks (configs/tests/multisplit-counters.json,
@@ -483,7 +493,12 @@ inline uint32_t counter_max_digits_asked() {
  * 2^25 keys 100 and 8192 bins -1.6 and -6.3%, with values 100 -12.9%; 2^20 keys (16 a
  * thread) 100 and 8192 +0.6 and -0.5%, with values 100 +5.1%. 65 rows at 16 keys a
  * thread (two blocks an SM; PB_MULTISPLIT_COUNTER_ITEMS=16) took 8 to 12% more time than
- * the masks at 2^28 keys alone, 11 to 23% with values. With values (session
+ * the masks at 2^28 keys alone, 11 to 23% with values. Passes of 67 to 82 digits then
+ * took 41 rows, two blocks an SM (session 32 call 4, configs/tests/multisplit-counter-
+ * rows-41.json, results/h200/session32-call4-*), against the masks: 2^28 keys 72, 80
+ * and 5000 bins -13.9, -14.9 and -15.6%, binomial 80 and 5000 -7.3 and -11.4%, with
+ * values -15.3, -13.7 and -16.1%; 2^23 to 2^26 keys -4.5 to -16.2%; 2^20 keys -1.7 to
+ * +5.3%. With values (session
  * 29, one binary, configs/tests/multisplit-pairs-counters.json, results/h200/
  * session29-call1-*), 2^28 u32 pairs, 32 keys a thread: 40 bins 5.8% less (1.8163 ->
  * 1.7112 ms), 512 1.6% less, 1024 2.5% less, 90% of keys in one bin 26 to 28% less; 2^25
@@ -493,7 +508,7 @@ template <class T> int counter_rows_wanted(uint32_t max_digits) {
     const char *knob = getenv("PB_MULTISPLIT_RANK");
     if (knob && strcmp(knob, "masks") == 0) return 0;
     if (max_digits > counter_max_digits_asked()) return 0;
-    return counter_rows(max_digits);
+    return pass_counter_rows(max_digits);
 }
 
 /* The counter scatter's keys a thread (counter_items_for), or PB_MULTISPLIT_COUNTER_ITEMS (one
@@ -637,7 +652,7 @@ auto with_scatter_kernel(const Plan &p, uint32_t digits, F &&f) {
     }
     if constexpr (sizeof(T) == 4) {
         if (p.counter_rows)
-            return with_counter_rows(counter_rows(digits), [&](auto r) {
+            return with_counter_rows(pass_counter_rows(digits), [&](auto r) {
                 return with_counter_items(p.counter_items, [&](auto items) {
                     constexpr int kRows = r.value, kItems = items.value;
                     return f(counter_scatter_kernel<T, Digit, kRows, false, kItems, kPairs>,

@@ -111,6 +111,11 @@ static void large_inputs(void **state) {
     check((1 << 22) + 5, "i32", "skewed", "none", "range", 130);
     check((1 << 22) + 5, "u32", "uniform", "none", "range", 8192);
     check(1 << 20, "u32", "binomial", "u32", "range", 100);
+    /* 41 counter rows: one pass of 82 digits (the most) over signed keys mostly in one bin,
+     * two of 64 x 79 with values, 80 bins at 2^20 keys (16 keys a thread) */
+    check((1 << 22) + 5, "i32", "skewed", "none", "range", 82);
+    check((1 << 22) + 5, "u32", "uniform", "u32", "range", 5000);
+    check(1 << 20, "u32", "binomial", "none", "range", 80);
     /* just past the counters' 130 digits (lane masks): one pass of 131 over signed keys, of
      * 256 over keys mostly in one bin, two of 256 (65536 bins), 200 bins at 2^20 keys */
     check((1 << 22) + 5, "i32", "uniform", "none", "range", 131);
