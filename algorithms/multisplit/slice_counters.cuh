@@ -52,21 +52,6 @@ constexpr int kCounterThreads = 256;
 template <int kItems> __host__ __device__ constexpr int counter_tile() {
     return kCounterThreads * kItems;
 }
-/* Blocks an SM the registers are cut for: with values a thread also holds its values, and
- * a block's shared memory (values' ring beside the keys') fits two at most; and no more
- * blocks than an SM's shared memory holds (228 KB on sm_90; each block's rings, counters
- * and about 3 KB besides: its digits' arrays, the scan's storage, the 1 KB the system
- * keeps). 65 rows (66.5 KB of counters): two blocks of 16 keys a thread, one of more or
- * with values. */
-constexpr size_t kCounterSmemPerSm = 228 << 10, kCounterSmemBesides = 3 << 10;
-template <int kItems, bool kPairs, int kRows = 33>
-__host__ __device__ constexpr int counter_min_blocks() {
-    const int wanted = kPairs ? (kItems <= 16 ? 2 : 1) : kItems <= 16 ? 3 : 2;
-    const size_t block = (size_t)(kPairs ? 2 : 1) * 2 * (kCounterThreads * kItems * 33 / 32) * 4 +
-                         (size_t)kRows * kCounterThreads * 4 + kCounterSmemBesides;
-    const int fit = (int)(kCounterSmemPerSm / block);
-    return fit < 1 ? 1 : fit < wanted ? fit : wanted;
-}
 constexpr int kCounterItemChoices[] = {16, 24, 32};
 constexpr uint64_t kCounterNarrowMaxKeys = 1ull << 20;
 /* The keys a thread for n keys, by the rule above. With values too: 2^28 u32 pairs, 40
@@ -81,7 +66,10 @@ inline int counter_items_for(uint64_t n) {
  * still took 0 to 4% less time than the lane masks at 2^20 keys (session 31). 65 rows:
  * 128 registers at 16 keys a thread, 168 at 32, 202 with values, no spill. 41 rows
  * (passes of 67 to 82 digits, as 5000 bins' 79) keep two blocks an SM at 32 keys a
- * thread, where 65 hold one: 128 registers, no spill (186 with values, one block). H200,
+ * thread, where 65 hold one: 128 registers, no spill for range buckets (186 with values,
+ * one block); modulo and splitter rules, which also keep a digit byte a key, fit one block
+ * only but are cut for two and spill 20 bytes (counter_min_blocks should count that
+ * array; not yet measured). H200,
  * u32 keys alone, time against 65 rows (session 32 call 4, configs/tests/
  * multisplit-counter-rows-41.json, PB_MULTISPLIT_COUNTER_SKIP_ROWS=41, one binary,
  * results/h200/session32-call4-*): 2^28 keys 72 and 80 bins -14.3%, 5000 -13.7% (129.0
@@ -106,6 +94,23 @@ template <int kItems> __host__ __device__ constexpr int counter_slot() {
     return counter_tile<kItems>() + counter_tile<kItems>() / 32;
 }
 __device__ __forceinline__ uint32_t padded(uint32_t at) { return at + (at >> 5); }
+/* Tile slots in a counter-scatter block's ring (CounterSmem says why two). */
+constexpr int kCounterStages = 2;
+/* Blocks an SM the registers are cut for: with values a thread also holds its values, and
+ * a block's shared memory (values' ring beside the keys') fits two at most; and no more
+ * blocks than an SM's shared memory holds (228 KB on sm_90; each block's rings, counters
+ * and about 3 KB besides: its digits' arrays, the scan's storage, the 1 KB the system
+ * keeps). 65 rows (66.5 KB of counters): two blocks of 16 keys a thread, one of more or
+ * with values. */
+constexpr size_t kCounterSmemPerSm = 228 << 10, kCounterSmemBesides = 3 << 10;
+template <int kItems, bool kPairs, int kRows = 33>
+__host__ __device__ constexpr int counter_min_blocks() {
+    const int wanted = kPairs ? (kItems <= 16 ? 2 : 1) : kItems <= 16 ? 3 : 2;
+    const size_t block = (size_t)(kPairs ? 2 : 1) * kCounterStages * counter_slot<kItems>() * 4 +
+                         (size_t)kRows * kCounterThreads * 4 + kCounterSmemBesides;
+    const int fit = (int)(kCounterSmemPerSm / block);
+    return fit < 1 ? 1 : fit < wanted ? fit : wanted;
+}
 
 /* 16-byte piece c of a tile is kept at piece swizzle_piece(c). Thread t reads pieces
  * kPieces t to kPieces (t + 1) - 1. Bits 0 to 2 take the XOR of the thread's low bits (a
@@ -145,7 +150,7 @@ template <int kRows, int kItems, class Digit, bool kPairs> struct CounterSmem {
      * way too) took 1% more time at 24 keys a thread from 2^25 keys up (H200, session 28,
      * multisplit-counter-items.json, results/h200/session28-call3-*). The kernel takes any
      * count. */
-    static constexpr int kStages = 2;
+    static constexpr int kStages = kCounterStages;
     static constexpr bool kKeepsDigits = counter_keeps_digits<Digit>();
     static constexpr int kSlot = counter_slot<kItems>();
     uint32_t *ring;       /* kStages x kSlot: tiles coming in, then sorted in place */

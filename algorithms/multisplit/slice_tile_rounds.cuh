@@ -52,7 +52,7 @@ template <int kRows> __device__ __forceinline__ uint32_t digit_at_run(uint32_t r
 
 /* Shared memory of tile_rounds_kernel, carved from the dynamic allocation. */
 template <int kRows, int kItems> struct RoundsSmem {
-    static constexpr int kStages = 2; /* as the counter scatter's (CounterSmem) */
+    static constexpr int kStages = kCounterStages; /* as the counter scatter's */
     static constexpr int kSlot = counter_slot<kItems>();
     static constexpr int kBinSlots = 4 * kRows * kRows; /* (high run, low run) */
     uint32_t *ring;     /* kStages x kSlot: tiles coming in, then sorted in place */
