@@ -10,6 +10,8 @@
 
 #include <stdint.h>
 
+#include <type_traits>
+
 #include <cub/block/block_scan.cuh>
 
 #include "merge_keys.cuh"
@@ -86,6 +88,132 @@ __device__ inline unsigned char *bucket_scratch(const TileBuffers<K, kPairs, kTh
 }
 
 #ifdef __CUDACC__
+/* Keys that compare equal but differ in their bits (floats' -0.0 beside +0.0): the
+ * stable order of such keys is their tile order, which only bucket_tile's positions keep. */
+template <class K> __device__ __forceinline__ bool equal_but_not_same(K key) {
+    if constexpr (std::is_floating_point<K>::value)
+        return key == K(0) && signbit(key);
+    else
+        return false;
+}
+
+/* The counting half of bucketing a tile (keys in b.keys(0), D of them, S segments), shared
+ * by both ways of finishing it: the tile's range from its segments' ends, its keys counted
+ * by bucket (16-bit counters, two a word, at `count`), each key's slot in its bucket kept,
+ * and the counts scanned into where each bucket starts. */
+template <class K, int kThreads> struct TileBuckets {
+    using U = ordered_t<K>;
+    static constexpr int I = Tile<K, kThreads>::kItems;
+    static constexpr int kBuckets = tile_buckets<K, kThreads>();
+    static constexpr int kWords = kBuckets / 2 / kThreads; /* counter words a thread scans */
+    uint32_t *count;
+    int D;
+    U lo;
+    uint32_t shift, mul;
+    /* Each key's slot in its bucket as 16 bits (two a register, for the register budget of
+     * three blocks an SM). */
+    uint32_t mine[(I + 1) / 2] = {};
+
+    __device__ void keep(int j, uint32_t x) { mine[j >> 1] |= x << ((j & 1) * 16); }
+    __device__ uint32_t kept(int j) const { return (mine[j >> 1] >> ((j & 1) * 16)) & 0xffff; }
+    __device__ uint32_t bucket_of(K key) const {
+        const uint32_t d = (uint32_t)((ordered_bits(key) - lo) >> shift);
+        return mul ? __umulhi(d, mul) : d;
+    }
+    __device__ uint32_t bucket_start(uint32_t bk) const {
+        return (count[bk >> 1] >> ((bk & 1) * 16)) & 0xffff;
+    }
+    /* the same, also past the last bucket */
+    __device__ uint32_t start_of(uint32_t bk) const {
+        return bk < (uint32_t)kBuckets ? bucket_start(bk) : (uint32_t)D;
+    }
+
+    /* Counts the tile; false (every thread) where a bucket holds more than kBucketMost keys,
+     * or (refuse_equal_but_not_same) the tile holds a key equal_but_not_same. on_key(i, bk)
+     * sees each key's bucket as it is counted. */
+    template <class OnKey>
+    __device__ bool count_tile(const K *sk, const uint16_t *seg_off, int S, uint32_t *counters,
+                               int keys, bool refuse_equal_but_not_same, OnKey on_key) {
+        using Scan = cub::BlockScan<uint32_t, kThreads, cub::BLOCK_SCAN_WARP_SCANS>;
+        __shared__ typename Scan::TempStorage scan;
+        __shared__ U lo_shared;
+        __shared__ uint32_t shift_shared, mul_shared;
+        count = counters;
+        D = keys;
+        const int th = (int)threadIdx.x;
+
+        /* The tile's range: its segments' first and last keys, a warp. */
+        if (th < 32) {
+            U l = ~(U)0, h = 0;
+            for (int s = th; s < S; s += 32) {
+                if (seg_off[s] < seg_off[s + 1]) {
+                    l = min(l, ordered_bits(sk[seg_off[s]]));
+                    h = max(h, ordered_bits(sk[seg_off[s + 1] - 1]));
+                }
+            }
+            for (int d = 16; d > 0; d >>= 1) {
+                l = min(l, (U)__shfl_xor_sync(0xffffffffu, l, d));
+                h = max(h, (U)__shfl_xor_sync(0xffffffffu, h, d));
+            }
+            if (th == 0) {
+                /* bucket = d * kBuckets / (span + 1) on the span's top 32 bits; a span
+                 * below kBuckets is bucketed by value (mul 0) */
+                const U span = h - l;
+                const int bits = 64 - __clzll((long long)span);
+                const uint32_t sh = bits > 32 ? (uint32_t)(bits - 32) : 0;
+                const uint64_t top = (uint64_t)(span >> sh);
+                lo_shared = l;
+                shift_shared = sh;
+                mul_shared = top < (uint64_t)kBuckets
+                                 ? 0
+                                 : (uint32_t)(((uint64_t)kBuckets << 32) / (top + 1));
+            }
+        }
+        for (int w = th; w < kBuckets / 2; w += kThreads) count[w] = 0;
+        __syncthreads();
+        lo = lo_shared;
+        shift = shift_shared;
+        mul = mul_shared;
+
+        bool refuse = false;
+#pragma unroll
+        for (int j = 0; j < I; j++) {
+            const int i = th + j * kThreads;
+            if (i < D) {
+                const K key = sk[i];
+                const uint32_t bk = bucket_of(key), half = (bk & 1) * 16;
+                keep(j, (atomicAdd(&count[bk >> 1], 1u << half) >> half) & 0xffff);
+                on_key(i, bk);
+                if (refuse_equal_but_not_same) refuse |= equal_but_not_same(key);
+            }
+        }
+        __syncthreads();
+
+        /* Counts to starts (each thread kWords consecutive words); the largest bucket
+         * decides. */
+        uint32_t sum = 0, most = 0;
+#pragma unroll
+        for (int w = 0; w < kWords; w++) {
+            const uint32_t c = count[th * kWords + w], c0 = c & 0xffff, c1 = c >> 16;
+            sum += c0 + c1;
+            most = max(most, max(c0, c1));
+        }
+        uint32_t at;
+        Scan(scan).ExclusiveSum(sum, at);
+#pragma unroll
+        for (int w = 0; w < kWords; w++) {
+            const uint32_t c = count[th * kWords + w], c0 = c & 0xffff, c1 = c >> 16;
+            count[th * kWords + w] = at | (at + c0) << 16;
+            at += c0 + c1;
+        }
+        return !__syncthreads_or(most > (uint32_t)kBucketMost || refuse);
+    }
+
+    /* This thread's stretch of the tile in bucket order: its kWords counter words' buckets. */
+    __device__ uint32_t my_first() const { return start_of(2 * kWords * threadIdx.x); }
+    __device__ uint32_t my_end() const { return start_of(2 * kWords * (threadIdx.x + 1)); }
+};
+
 /* Sorts the tile (keys in b.keys(0), D of them, S segments): returns order, where output o
  * is keys(0)[order[o]] (and values(0)[order[o]]), if its keys spread over the buckets, else
  * null, the scratch spoilt and the tile intact.
@@ -93,14 +221,9 @@ __device__ inline unsigned char *bucket_scratch(const TileBuffers<K, kPairs, kTh
 template <class K, bool kPairs, int kThreads>
 __device__ const uint16_t *bucket_tile(const TileBuffers<K, kPairs, kThreads> &b,
                                        const uint16_t *seg_off, int S, int D) {
-    using U = ordered_t<K>;
-    constexpr int I = Tile<K, kThreads>::kItems;
-    constexpr int kBuckets = tile_buckets<K, kThreads>();
-    constexpr int kWords = kBuckets / 2 / kThreads; /* counter words a thread scans */
-    using Scan = cub::BlockScan<uint32_t, kThreads, cub::BLOCK_SCAN_WARP_SCANS>;
-    __shared__ typename Scan::TempStorage scan;
-    __shared__ U lo_shared;
-    __shared__ uint32_t shift_shared, mul_shared;
+    using Buckets = TileBuckets<K, kThreads>;
+    constexpr int I = Buckets::I;
+    constexpr int kBuckets = Buckets::kBuckets;
     const K *sk = b.keys(0);
     uint32_t *count = reinterpret_cast<uint32_t *>(bucket_scratch(b));
     uint16_t *order = reinterpret_cast<uint16_t *>(count + kBuckets / 2);
@@ -115,79 +238,13 @@ __device__ const uint16_t *bucket_tile(const TileBuffers<K, kPairs, kThreads> &b
     uint16_t *bucket_at = order + kTileKeys;
     const int th = (int)threadIdx.x;
 
-    /* The tile's range: its segments' first and last keys, a warp. */
-    if (th < 32) {
-        U lo = ~(U)0, hi = 0;
-        for (int s = th; s < S; s += 32) {
-            if (seg_off[s] < seg_off[s + 1]) {
-                lo = min(lo, ordered_bits(sk[seg_off[s]]));
-                hi = max(hi, ordered_bits(sk[seg_off[s + 1] - 1]));
-            }
-        }
-        for (int d = 16; d > 0; d >>= 1) {
-            lo = min(lo, (U)__shfl_xor_sync(0xffffffffu, lo, d));
-            hi = max(hi, (U)__shfl_xor_sync(0xffffffffu, hi, d));
-        }
-        if (th == 0) {
-            /* bucket = d * kBuckets / (span + 1) on the span's top 32 bits; a span below
-             * kBuckets is bucketed by value (mul 0) */
-            const U span = hi - lo;
-            const int bits = 64 - __clzll((long long)span);
-            const uint32_t shift = bits > 32 ? (uint32_t)(bits - 32) : 0;
-            const uint64_t top = (uint64_t)(span >> shift);
-            lo_shared = lo;
-            shift_shared = shift;
-            mul_shared =
-                top < (uint64_t)kBuckets ? 0 : (uint32_t)(((uint64_t)kBuckets << 32) / (top + 1));
-        }
-    }
-    for (int w = th; w < kBuckets / 2; w += kThreads) count[w] = 0;
-    __syncthreads();
-    const U lo = lo_shared;
-    const uint32_t shift = shift_shared, mul = mul_shared;
-    auto bucket_of = [&](K key) {
-        const uint32_t d = (uint32_t)((ordered_bits(key) - lo) >> shift);
-        return mul ? __umulhi(d, mul) : d;
-    };
-
-    /* Each key takes a slot in its bucket, kept as 16 bits (two a register, for the
-     * register budget of three blocks an SM; its bucket is kept or worked out again). */
-    uint32_t mine[(I + 1) / 2] = {};
-    auto keep = [&](int j, uint32_t x) { mine[j >> 1] |= x << ((j & 1) * 16); };
-    auto kept = [&](int j) { return (mine[j >> 1] >> ((j & 1) * 16)) & 0xffff; };
-#pragma unroll
-    for (int j = 0; j < I; j++) {
-        const int i = th + j * kThreads;
-        if (i < D) {
-            const uint32_t bk = bucket_of(sk[i]), half = (bk & 1) * 16;
-            keep(j, (atomicAdd(&count[bk >> 1], 1u << half) >> half) & 0xffff);
+    Buckets bs;
+    if (!bs.count_tile(sk, seg_off, S, count, D, false, [&](int i, uint32_t bk) {
             if constexpr (kKeepBuckets) bucket_at[i] = (uint16_t)bk;
-        }
-    }
-    __syncthreads();
+        }))
+        return nullptr;
 
-    /* Counts to starts (each thread kWords consecutive words); the largest bucket decides. */
-    uint32_t sum = 0, most = 0;
-#pragma unroll
-    for (int w = 0; w < kWords; w++) {
-        const uint32_t c = count[th * kWords + w], c0 = c & 0xffff, c1 = c >> 16;
-        sum += c0 + c1;
-        most = max(most, max(c0, c1));
-    }
-    uint32_t at;
-    Scan(scan).ExclusiveSum(sum, at);
-#pragma unroll
-    for (int w = 0; w < kWords; w++) {
-        const uint32_t c = count[th * kWords + w], c0 = c & 0xffff, c1 = c >> 16;
-        count[th * kWords + w] = at | (at + c0) << 16;
-        at += c0 + c1;
-    }
-    if (__syncthreads_or(most > (uint32_t)kBucketMost)) return nullptr;
-    auto bucket_start = [&](uint32_t bk) { return (count[bk >> 1] >> ((bk & 1) * 16)) & 0xffff; };
-    /* the same, also past the last bucket */
-    auto start_of = [&](uint32_t bk) { return bk < (uint32_t)kBuckets ? bucket_start(bk) : D; };
-
-    /* Positions in bucket order. */
+        /* Positions in bucket order. */
 #pragma unroll
     for (int j = 0; j < I; j++) {
         const int i = th + j * kThreads;
@@ -196,8 +253,8 @@ __device__ const uint16_t *bucket_tile(const TileBuffers<K, kPairs, kThreads> &b
             if constexpr (kKeepBuckets)
                 bk = bucket_at[i];
             else
-                bk = bucket_of(sk[i]);
-            order[bucket_start(bk) + kept(j)] = (uint16_t)i;
+                bk = bs.bucket_of(sk[i]);
+            order[bs.bucket_start(bk) + bs.kept(j)] = (uint16_t)i;
         }
     }
     __syncthreads();
@@ -209,7 +266,7 @@ __device__ const uint16_t *bucket_tile(const TileBuffers<K, kPairs, kThreads> &b
      * thread's keys over all its buckets, not on each bucket's busiest thread in turn (a
      * thread a counter word took 38% of the seed's tile kernel's instructions, ncu). */
     {
-        const uint32_t s0 = start_of(2 * kWords * th), s1 = start_of(2 * kWords * (th + 1));
+        const uint32_t s0 = bs.my_first(), s1 = bs.my_end();
         /* the largest so far, at p - 1: most keys come after it and stay, tested in registers */
         int top_q = s0 < s1 ? order[s0] : 0;
         K top = s0 < s1 ? sk[top_q] : K{};
@@ -233,6 +290,74 @@ __device__ const uint16_t *bucket_tile(const TileBuffers<K, kPairs, kThreads> &b
     }
     __syncthreads();
     return order;
+}
+
+/* Keys alone: the tile sorted into b.keys(1) itself, no positions. Keys that compare equal
+ * are the same bits (integers; floats unless a tile holds -0.0, which goes to the rounds),
+ * so the order among them, which the counters' atomics leave unstable, does not show. Each
+ * key goes straight to its slot, each thread's stretch is insertion-sorted by key alone, and
+ * the tile goes out of keys(1) in order: no position read before each key, in the sort or
+ * on the way out. True when sorted; false leaves keys(0) intact, keys(1) spoilt. The
+ * counters are kept at the head of keys(1), which the keys overwrite once every slot is
+ * known. */
+template <class K, int kThreads>
+__device__ bool bucket_tile_keys(const TileBuffers<K, false, kThreads> &b, const uint16_t *seg_off,
+                                 int S, int D) {
+    using Buckets = TileBuckets<K, kThreads>;
+    constexpr int I = Buckets::I;
+    static_assert(keys_ping_pong<K>(false), "keys alone have a second buffer");
+    static_assert(Buckets::kBuckets / 2 * sizeof(uint32_t) <= Tile<K, kThreads>::kSize * sizeof(K),
+                  "the counters fit the second buffer");
+    const K *sk = b.keys(0);
+    K *sorted = b.keys(1);
+    const int th = (int)threadIdx.x;
+
+    Buckets bs;
+    if (!bs.count_tile(sk, seg_off, S, reinterpret_cast<uint32_t *>(sorted), D, true,
+                       [](int, uint32_t) {}))
+        return false;
+        /* Every key's slot (kept over its slot in the bucket), and my stretch, before any key
+         * overwrites the counters. */
+#pragma unroll
+    for (int j = 0; j < I; j++) {
+        const int i = th + j * kThreads;
+        if (i < D) {
+            const uint32_t slot = bs.bucket_start(bs.bucket_of(sk[i])) + bs.kept(j);
+            bs.mine[j >> 1] =
+                (bs.mine[j >> 1] & (0xffffu << ((~j & 1) * 16))) | slot << ((j & 1) * 16);
+        }
+    }
+    const uint32_t s0 = bs.my_first(), s1 = bs.my_end();
+    __syncthreads();
+#pragma unroll
+    for (int j = 0; j < I; j++) {
+        const int i = th + j * kThreads;
+        if (i < D) sorted[bs.kept(j)] = sk[i];
+    }
+    __syncthreads();
+
+    /* My stretch by key: an insertion sort, the largest so far kept in a register (most
+     * keys come after it and stay). */
+    if (s0 < s1) {
+        K top = sorted[s0];
+        for (uint32_t p = s0 + 1; p < s1; p++) {
+            const K key = sorted[p];
+            if (!(key < top)) {
+                top = key;
+                continue;
+            }
+            sorted[p] = top;
+            uint32_t to = p - 1;
+            for (; to > s0; to--) {
+                const K other = sorted[to - 1];
+                if (!(key < other)) break;
+                sorted[to] = other;
+            }
+            sorted[to] = key;
+        }
+    }
+    __syncthreads();
+    return true;
 }
 #endif
 

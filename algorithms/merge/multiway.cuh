@@ -246,11 +246,19 @@ __global__ void __launch_bounds__(kTileThreads, tile_blocks<K>(kPairs))
     pb::commit_async();
     pb::wait_async_all();
     __syncthreads();
-    /* bucketed (output o at position order[o] of buffer 0), else merged in rounds */
+    /* bucketed (with values: output o at position order[o] of buffer 0; keys alone: sorted
+     * into buffer 1), else merged in rounds */
     const uint16_t *order = nullptr;
-    if constexpr (kBucket)
-        if (bucketed_tile<K, kPairs>(S)) order = bucket_tile<K, kPairs>(buf, seg_off, S, D);
-    const int in = order ? 0 : merge_tile<K, kPairs>(buf, seg_off, S, D);
+    bool sorted = false;
+    if constexpr (kBucket) {
+        if (bucketed_tile<K, kPairs>(S)) {
+            if constexpr (kPairs)
+                order = bucket_tile<K, kPairs>(buf, seg_off, S, D);
+            else
+                sorted = bucket_tile_keys<K>(buf, seg_off, S, D);
+        }
+    }
+    const int in = sorted ? 1 : order ? 0 : merge_tile<K, kPairs>(buf, seg_off, S, D);
     const K *mk = buf.keys(in);
     const uint32_t *mv = buf.values(in);
     const uint32_t out = row_out[row];

@@ -167,6 +167,21 @@ static void signed_zeros(void **state) {
         check_input(PB_F32, f, sizes, k, pairs, "f32 with -0.0 and +0.0");
         check_input(PB_F64, d, sizes, k, pairs, "f64 with -0.0 and +0.0");
     }
+    /* Distinct keys but for a few zeros of mixed sign (lists 0 to 7, one each): a tile
+     * spreads over its buckets and is bucketed, with the zeros sharing one bucket, where
+     * keys alone are sorted by value and only their tile order keeps -0.0 and +0.0 in list
+     * order. */
+    for (uint32_t l = 0; l < k; l++)
+        for (uint64_t i = 0; i < per; i++) {
+            const int64_t v = (int64_t)i - (int64_t)(per / 2);
+            const double x = v == 0 && l < 8 ? (l % 2 ? -0.0 : 0.0) : (double)v + l / 64.0;
+            f[l * per + i] = (float)x;
+            d[l * per + i] = x;
+        }
+    for (int pairs = 0; pairs < 2; pairs++) {
+        check_input(PB_F32, f, sizes, k, pairs, "distinct f32 with a few -0.0 and +0.0");
+        check_input(PB_F64, d, sizes, k, pairs, "distinct f64 with a few -0.0 and +0.0");
+    }
     free(f);
     free(d);
 }
