@@ -30,8 +30,12 @@ namespace pb::merge {
  * results/h200/session25-call3-merge-threshold-ab*.csv, 2^24 and 2^27 keys): 3 rounds of u64
  * -3.6 and -2.4%, f64 +1.6 and -0.8%, u32 with values -3.7 and -3.8%; 4 rounds of u32 alone
  * -0.3 and -0.8% but f32 -7.2 and +24.9% (its uniform keys repeat at 2^27 and its tiles fall
- * back to the rounds), so 4-byte keys alone keep 5. A/B builds: -DPB_MERGE_BUCKET_ROUNDS8=N
- * and so on (1: always, 99: never). */
+ * back to the rounds), so 4-byte keys alone kept 5. Session 33 sorts keys alone straight into
+ * the second buffer (bucket_tile_keys), and lets a tile bucketed by value keep any number of
+ * equal keys a bucket; 4 rounds of 4-byte keys alone, before the latter, against 5
+ * (configs/tests/merge-bucket-rounds4-ab.json, results/h200/session33-call2-*): u32 k = 12
+ * and 16 -7.4 to -10.7%, f32 k = 16 -10.2% at 2^24 keys but +23% at 2^27. A/B builds:
+ * -DPB_MERGE_BUCKET_ROUNDS8=N and so on (1: always, 99: never). */
 #ifndef PB_MERGE_BUCKET_ROUNDS8
 #define PB_MERGE_BUCKET_ROUNDS8 3
 #endif
@@ -39,7 +43,7 @@ namespace pb::merge {
 #define PB_MERGE_BUCKET_ROUNDS4_PAIRS 3
 #endif
 #ifndef PB_MERGE_BUCKET_ROUNDS4
-#define PB_MERGE_BUCKET_ROUNDS4 5
+#define PB_MERGE_BUCKET_ROUNDS4 4
 #endif
 #ifndef PB_MERGE_BUCKET_MOST
 #define PB_MERGE_BUCKET_MOST 16
@@ -128,12 +132,14 @@ template <class K, int kThreads> struct TileBuckets {
         return bk < (uint32_t)kBuckets ? bucket_start(bk) : (uint32_t)D;
     }
 
-    /* Counts the tile; false (every thread) where a bucket holds more than kBucketMost keys,
-     * or (refuse_equal_but_not_same) the tile holds a key equal_but_not_same. on_key(i, bk)
-     * sees each key's bucket as it is counted. */
+    /* Counts the tile; false (every thread) where a bucket holds more than kBucketMost keys
+     * (unless allow_full and each bucket is one value), or (refuse_equal_but_not_same) the
+     * tile holds a key equal_but_not_same. on_key(i, bk) sees each key's bucket as it is
+     * counted. */
     template <class OnKey>
     __device__ bool count_tile(const K *sk, const uint16_t *seg_off, int S, uint32_t *counters,
-                               int keys, bool refuse_equal_but_not_same, OnKey on_key) {
+                               int keys, bool refuse_equal_but_not_same, bool allow_full,
+                               OnKey on_key) {
         using Scan = cub::BlockScan<uint32_t, kThreads, cub::BLOCK_SCAN_WARP_SCANS>;
         __shared__ typename Scan::TempStorage scan;
         __shared__ U lo_shared;
@@ -206,8 +212,11 @@ template <class K, int kThreads> struct TileBuckets {
             count[th * kWords + w] = at | (at + c0) << 16;
             at += c0 + c1;
         }
-        return !__syncthreads_or(most > (uint32_t)kBucketMost || refuse);
+        return !__syncthreads_or((most > (uint32_t)kBucketMost && !(allow_full && by_value())) ||
+                                 refuse);
     }
+    /* Whether a bucket is one value: the tile spans fewer values than buckets. */
+    __device__ bool by_value() const { return mul == 0; }
 
     /* This thread's stretch of the tile in bucket order: its kWords counter words' buckets. */
     __device__ uint32_t my_first() const { return start_of(2 * kWords * threadIdx.x); }
@@ -239,7 +248,7 @@ __device__ const uint16_t *bucket_tile(const TileBuffers<K, kPairs, kThreads> &b
     const int th = (int)threadIdx.x;
 
     Buckets bs;
-    if (!bs.count_tile(sk, seg_off, S, count, D, false, [&](int i, uint32_t bk) {
+    if (!bs.count_tile(sk, seg_off, S, count, D, false, false, [&](int i, uint32_t bk) {
             if constexpr (kKeepBuckets) bucket_at[i] = (uint16_t)bk;
         }))
         return nullptr;
@@ -313,11 +322,12 @@ __device__ bool bucket_tile_keys(const TileBuffers<K, false, kThreads> &b, const
     const int th = (int)threadIdx.x;
 
     Buckets bs;
-    if (!bs.count_tile(sk, seg_off, S, reinterpret_cast<uint32_t *>(sorted), D, true,
+    if (!bs.count_tile(sk, seg_off, S, reinterpret_cast<uint32_t *>(sorted), D, true, true,
                        [](int, uint32_t) {}))
         return false;
-        /* Every key's slot (kept over its slot in the bucket), and my stretch, before any key
-         * overwrites the counters. */
+    /* My stretch, and every key's slot (kept over its slot in the bucket), before any key
+     * overwrites the counters. */
+    const uint32_t s0 = bs.my_first(), s1 = bs.my_end();
 #pragma unroll
     for (int j = 0; j < I; j++) {
         const int i = th + j * kThreads;
@@ -327,7 +337,6 @@ __device__ bool bucket_tile_keys(const TileBuffers<K, false, kThreads> &b, const
                 (bs.mine[j >> 1] & (0xffffu << ((~j & 1) * 16))) | slot << ((j & 1) * 16);
         }
     }
-    const uint32_t s0 = bs.my_first(), s1 = bs.my_end();
     __syncthreads();
 #pragma unroll
     for (int j = 0; j < I; j++) {
@@ -337,23 +346,37 @@ __device__ bool bucket_tile_keys(const TileBuffers<K, false, kThreads> &b, const
     __syncthreads();
 
     /* My stretch by key: an insertion sort, the largest so far kept in a register (most
-     * keys come after it and stay). */
-    if (s0 < s1) {
-        K top = sorted[s0];
+     * keys come after it and stay). A tile bucketed by value is sorted already (its buckets
+     * may hold any number of keys then: many equal keys cost nothing). */
+    if (s0 < s1 && !bs.by_value()) {
+        /* the largest so far (at p - 1) and the one below it (p - 2), in registers: a key
+         * goes after the largest, or between the two (a bucket of two out of order) by two
+         * predicated stores, which a warp takes without diverging; only a key below both (a
+         * bucket of three or more) walks down. The walk for every key out of order took
+         * 27% of a bucketed tile kernel's instructions, most in a warp's diverged branches
+         * (ncu, u32, k = 64, session 33). */
+        K top = sorted[s0], below = top;
         for (uint32_t p = s0 + 1; p < s1; p++) {
             const K key = sorted[p];
-            if (!(key < top)) {
-                top = key;
-                continue;
+            const bool in_order = !(key < top);
+            if (!in_order && p - 1 > s0 && key < below) {
+                sorted[p] = top;
+                sorted[p - 1] = below;
+                uint32_t to = p - 2;
+                for (; to > s0; to--) {
+                    const K other = sorted[to - 1];
+                    if (!(key < other)) break;
+                    sorted[to] = other;
+                }
+                sorted[to] = key;
+                continue; /* the two largest stay */
             }
-            sorted[p] = top;
-            uint32_t to = p - 1;
-            for (; to > s0; to--) {
-                const K other = sorted[to - 1];
-                if (!(key < other)) break;
-                sorted[to] = other;
+            if (!in_order) {
+                sorted[p - 1] = key;
+                sorted[p] = top;
             }
-            sorted[to] = key;
+            below = in_order ? top : key;
+            top = in_order ? key : top;
         }
     }
     __syncthreads();

@@ -1,9 +1,9 @@
 /* Every GPU merge backend against the CPU heap merge: k = 1 and 2, all lists empty but
  * one, lists of size 1, all keys equal (stability, with values), duplicates across lists,
- * k past the SM count times the sublists per list, floats with zeros of both signs, every
- * key type with and without values, and list sizes of every kind. Three times: merge/path
- * by pairwise rounds, by multiway passes, then by radix sort (PB_MERGE_MODE), which it
- * picks by size. */
+ * k past the SM count times the sublists per list, floats with zeros of both signs, keys
+ * from a narrow range, every key type with and without values, and list sizes of every
+ * kind. Three times: merge/path by pairwise rounds, by multiway passes, then by radix sort
+ * (PB_MERGE_MODE), which it picks by size. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stdbool.h>
@@ -103,6 +103,7 @@ static void equal_keys_and_duplicates(void **state) {
     for (size_t i = 0; i < (small ? 3 : COUNT(ks)); i++) {
         const int64_t n = small ? 20000 : 200000;
         check(ks[i], n, "uniform", "u32", "all-equal", "u32");
+        check(ks[i], n, "uniform", "u32", "all-equal", "none");
         check(ks[i], n, "zipf", "i32", "few-unique", "u32");
         check(ks[i], n, "empty", "f32", "few-unique", "u32");
         check(ks[i], n - n / 4 + 1, "uniform", "u64", "skewed", "u32");
@@ -186,6 +187,24 @@ static void signed_zeros(void **state) {
     free(d);
 }
 
+/* Keys from a range narrower than a tile's buckets, each value in every list: a bucketed tile
+ * takes a bucket a value, with many equal keys in each (keys alone, and with values, whose
+ * ties keep list order). */
+static void narrow_range_keys(void **state) {
+    (void)state;
+    const uint32_t k = 40;
+    const uint64_t per = small ? 300 : 5000;
+    uint64_t sizes[40];
+    uint32_t *keys = malloc(k * per * sizeof *keys);
+    for (uint32_t l = 0; l < k; l++) {
+        sizes[l] = per;
+        for (uint64_t i = 0; i < per; i++) keys[l * per + i] = (uint32_t)(1000 + i * 3000 / per);
+    }
+    for (int pairs = 0; pairs < 2; pairs++)
+        check_input(PB_U32, keys, sizes, k, pairs, "u32 from a narrow range");
+    free(keys);
+}
+
 /* The seed's experiment, scaled down: sizes uniform in 1..max_n, doubles. */
 static void seed_like(void **state) {
     (void)state;
@@ -208,7 +227,7 @@ int main(void) {
         cmocka_unit_test(lists_of_one),         cmocka_unit_test(equal_keys_and_duplicates),
         cmocka_unit_test(many_lists),           cmocka_unit_test(every_type_and_size_kind),
         cmocka_unit_test(signed_zeros),         cmocka_unit_test(seed_like),
-        cmocka_unit_test(bucketed_pass_shapes),
+        cmocka_unit_test(bucketed_pass_shapes), cmocka_unit_test(narrow_range_keys),
     };
     const char *modes[] = {"rounds", "multiway", "sort"};
     /* PB_TEST_MERGE_MODES (e.g. "rounds,sort"): only those, so that a long run under
