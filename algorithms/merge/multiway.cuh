@@ -233,16 +233,33 @@ __global__ void __launch_bounds__(kTileThreads, tile_blocks<K>(kPairs))
             s += __popc(__ballot_sync(kFull, lane + 32 < S && (int)piece_off[lane + 33] <= p));
         const int first = (p - (int)piece_off[s]) * kPiece;
         const int o0 = (int)seg_off[s] + first, o1 = min((int)seg_off[s + 1], o0 + kPiece);
-        /* my keys of the piece, every 32nd from o0 + lane: a loop as long as the piece (most
-         * are a stretch's short tail), from addresses worked out once (8 predicated copies
-         * a piece took 20% of a bucketed tile kernel's instructions, ncu, session 33) */
-        const size_t from = (size_t)seg_src[s] + (uint32_t)first + (uint32_t)lane;
-        const K *src = keys + from;
-        K *dst = sk + o0 + lane;
-        for (int o = o0 + lane; o < o1; o += 32, src += 32, dst += 32) {
-            pb::copy_async<sizeof(K), pb::merge::kTilePrefetch>(dst, src);
-            if constexpr (kPairs)
-                pb::copy_async<4, pb::merge::kTilePrefetch>(sv + (dst - sk), values + (src - keys));
+        /* my keys of the piece, every 32nd from o0 + lane; 4-byte keys by a loop as long as
+         * the piece (most are a stretch's short tail), from addresses worked out once (8
+         * predicated copies a piece took 20% of a bucketed tile kernel's instructions, ncu,
+         * session 33; the loop: u32 keys alone 1.2 to 2.0% less time with the stretch sort
+         * of the same change), 8-byte keys by the 8 predicated copies (the loop took 1.2 to
+         * 1.7% more time with values, H200, configs/tests/merge-bucket-keys-ab.json,
+         * results/h200/session33-call3-*) */
+        const uint32_t src = seg_src[s] + (uint32_t)first - (uint32_t)o0; /* key o is src + o */
+        if constexpr (sizeof(K) == 4) {
+            const K *from = keys + src + (uint32_t)(o0 + lane);
+            K *to = sk + o0 + lane;
+            for (int o = o0 + lane; o < o1; o += 32, from += 32, to += 32) {
+                pb::copy_async<4, pb::merge::kTilePrefetch>(to, from);
+                if constexpr (kPairs)
+                    pb::copy_async<4, pb::merge::kTilePrefetch>(sv + (to - sk),
+                                                                values + (from - keys));
+            }
+        } else {
+#pragma unroll
+            for (int i = 0; i < kPiece / 32; i++) {
+                const int o = o0 + lane + 32 * i;
+                if (o < o1) {
+                    pb::copy_async<8, pb::merge::kTilePrefetch>(sk + o, keys + src + o);
+                    if constexpr (kPairs)
+                        pb::copy_async<4, pb::merge::kTilePrefetch>(sv + o, values + src + o);
+                }
+            }
         }
     }
     pb::commit_async();
