@@ -405,16 +405,23 @@ inline uint64_t multiway_min_keys(uint32_t k, size_t key_bytes, bool pairs,
  * (at 2^27 keys alone 0.89x at k = 1024, 1.06x at 4096:
  * session25-call3-merge-split-walk-ab*.csv and merge-bucket-ab's sort).
  * So from 256 lists the sort below 2^24 keys (2^23 with values), from 512 below 2^26
- * (2^25), from 2048 always for keys alone and below 2^27 keys with values. f32 keeps the
- * rule of before (from 512 lists, from 256 below 2^26 keys): its uniform keys repeat at
- * 2^27 (2^24 values), and tiles of many equal keys fall back to the rounds (the merge lost
- * there, merge-types-path-f32-merged.csv). */
+ * (2^25), from 2048 below 2^27 keys with values. Keys alone from 2048 lists went to the sort
+ * at any size until session 33 made their bucketed tiles cheaper; the merge's time over the
+ * sort's since (configs/tests/merge-rule-s33-ab.json, results/h200/session33-call5-*, 30
+ * runs) at 2^26, 2^27 and 2^28 keys: u32 k = 2048 0.919, 0.853, 0.824x; k = 4096 1.049,
+ * 0.964, 0.913x; f32 k = 512 0.751 and 0.712x, 1024 0.798 and 0.755x, 4096 0.993 and
+ * 0.926x (2^26, 2^27). So keys alone from 2048 lists sort below 2^26 keys, from 4096 below
+ * 2^27; f32 keys alone take the integers' rule, their tiles of repeated keys now bucketed
+ * by value. f32 with values keeps the rule of before (from 512 lists, from 256 below 2^26
+ * keys): its uniform keys repeat at 2^27 (2^24 values), and tiles of many equal keys with
+ * values fall back to the rounds (the merge lost there, merge-types-path-f32-merged.csv). */
 inline bool sort_beats_merge(const pb_merge_args *a, bool pairs, bool floats) {
-    if (floats) return a->k >= 512 || (a->k >= 256 && a->n < (1ull << 26));
+    if (floats && pairs) return a->k >= 512 || (a->k >= 256 && a->n < (1ull << 26));
     if (a->k < 256) return false;
     if (a->k < 512) return a->n < (pairs ? 1ull << 23 : 1ull << 24);
     if (a->k < 2048) return a->n < (pairs ? 1ull << 25 : 1ull << 26);
-    return !pairs || a->n < (1ull << 27);
+    if (pairs) return a->n < (1ull << 27);
+    return a->n < (a->k < 4096 ? 1ull << 26 : 1ull << 27);
 }
 
 /* PB_MERGE_MODE=rounds, multiway or sort forces merge/path's method (tests run each; A/B
