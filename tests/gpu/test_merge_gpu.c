@@ -145,17 +145,23 @@ static void bucketed_pass_shapes(void **state) {
                   (t + i) % 2 ? "u32" : "none");
 }
 
+/* k list sizes, each `per` (free them). */
+static uint64_t *equal_sizes(uint32_t k, uint64_t per) {
+    uint64_t *sizes = malloc(k * sizeof *sizes);
+    for (uint32_t l = 0; l < k; l++) sizes[l] = per;
+    return sizes;
+}
+
 /* Floats whose zeros have both signs (the generator makes none): -0.0 and +0.0 are equal
  * keys, so they keep list order. */
 static void signed_zeros(void **state) {
     (void)state;
     const uint32_t k = 37;
     const uint64_t per = small ? 50 : 3000;
-    uint64_t sizes[37];
+    uint64_t *sizes = equal_sizes(k, per);
     float *f = malloc(k * per * sizeof *f);
     double *d = malloc(k * per * sizeof *d);
     for (uint32_t l = 0; l < k; l++) {
-        sizes[l] = per;
         for (uint64_t i = 0; i < per; i++) {
             /* Each list: negatives, then zeros of mixed sign, then positives. */
             int64_t v = (int64_t)(i * 5 / per) - 2;
@@ -185,6 +191,7 @@ static void signed_zeros(void **state) {
     }
     free(f);
     free(d);
+    free(sizes);
 }
 
 /* Keys from a range narrower than a tile's buckets, each value in every list: a bucketed tile
@@ -193,16 +200,14 @@ static void signed_zeros(void **state) {
 static void narrow_range_keys(void **state) {
     (void)state;
     const uint32_t k = 40;
-    const uint64_t per = small ? 300 : 5000;
-    uint64_t sizes[40];
-    uint32_t *keys = malloc(k * per * sizeof *keys);
-    for (uint32_t l = 0; l < k; l++) {
-        sizes[l] = per;
-        for (uint64_t i = 0; i < per; i++) keys[l * per + i] = (uint32_t)(1000 + i * 3000 / per);
-    }
+    const uint64_t per = small ? 300 : 5000, n = k * per;
+    uint32_t *keys = malloc(n * sizeof *keys);
+    for (uint64_t at = 0; at < n; at++) keys[at] = (uint32_t)(1000 + at % per * 3000 / per);
+    uint64_t *sizes = equal_sizes(k, per);
     for (int pairs = 0; pairs < 2; pairs++)
         check_input(PB_U32, keys, sizes, k, pairs, "u32 from a narrow range");
     free(keys);
+    free(sizes);
 }
 
 /* The seed's experiment, scaled down: sizes uniform in 1..max_n, doubles. */
