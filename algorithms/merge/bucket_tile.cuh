@@ -34,7 +34,9 @@ namespace pb::merge {
  * the second buffer (bucket_tile_keys), and lets a tile bucketed by value keep any number of
  * equal keys a bucket; 4 rounds of 4-byte keys alone, before the latter, against 5
  * (configs/tests/merge-bucket-rounds4-ab.json, results/h200/session33-call2-*): u32 k = 12
- * and 16 -7.4 to -10.7%, f32 k = 16 -10.2% at 2^24 keys but +23% at 2^27. A/B builds:
+ * and 16 -7.4 to -10.7%, f32 k = 16 -10.2% at 2^24 keys but +23% at 2^27; with tiles
+ * bucketed by value (session33-call4-*): u32 -8.1 to -12.2%, f32 -7.4 and -17.9%, so 4-byte
+ * keys alone take 4. A/B builds:
  * -DPB_MERGE_BUCKET_ROUNDS8=N and so on (1: always, 99: never). */
 #ifndef PB_MERGE_BUCKET_ROUNDS8
 #define PB_MERGE_BUCKET_ROUNDS8 3
@@ -110,16 +112,21 @@ template <class K, int kThreads> struct TileBuckets {
     static constexpr int I = Tile<K, kThreads>::kItems;
     static constexpr int kBuckets = tile_buckets<K, kThreads>();
     static constexpr int kWords = kBuckets / 2 / kThreads; /* counter words a thread scans */
-    uint32_t *count;
-    int D;
+    uint32_t *const count;
+    const int D;
     U lo;
     uint32_t shift, mul;
     /* Each key's slot in its bucket as 16 bits (two a register, for the register budget of
      * three blocks an SM). */
     uint32_t mine[(I + 1) / 2] = {};
 
+    __device__ TileBuckets(uint32_t *counters, int keys) : count(counters), D(keys) {}
     __device__ void keep(int j, uint32_t x) { mine[j >> 1] |= x << ((j & 1) * 16); }
     __device__ uint32_t kept(int j) const { return (mine[j >> 1] >> ((j & 1) * 16)) & 0xffff; }
+    /* key j's 16 bits replaced by x */
+    __device__ void replace_kept(int j, uint32_t x) {
+        mine[j >> 1] = (mine[j >> 1] & (0xffffu << ((~j & 1) * 16))) | x << ((j & 1) * 16);
+    }
     __device__ uint32_t bucket_of(K key) const {
         const uint32_t d = (uint32_t)((ordered_bits(key) - lo) >> shift);
         return mul ? __umulhi(d, mul) : d;
@@ -132,20 +139,17 @@ template <class K, int kThreads> struct TileBuckets {
         return bk < (uint32_t)kBuckets ? bucket_start(bk) : (uint32_t)D;
     }
 
-    /* Counts the tile; false (every thread) where a bucket holds more than kBucketMost keys
-     * (unless allow_full and each bucket is one value), or (refuse_equal_but_not_same) the
-     * tile holds a key equal_but_not_same. on_key(i, bk) sees each key's bucket as it is
-     * counted. */
-    template <class OnKey>
-    __device__ bool count_tile(const K *sk, const uint16_t *seg_off, int S, uint32_t *counters,
-                               int keys, bool refuse_equal_but_not_same, bool allow_full,
-                               OnKey on_key) {
+    /* Counts the tile; false (every thread) where a bucket holds more than kBucketMost keys,
+     * so that its sort would cost too much. kByKey (keys sorted by key alone, not by
+     * position): a tile bucketed by value may hold any number (its buckets need no sort),
+     * but one holding a key equal_but_not_same is refused. on_key(i, bk) sees each key's
+     * bucket as it is counted. */
+    template <bool kByKey, class OnKey>
+    __device__ bool count_tile(const K *sk, const uint16_t *seg_off, int S, OnKey on_key) {
         using Scan = cub::BlockScan<uint32_t, kThreads, cub::BLOCK_SCAN_WARP_SCANS>;
         __shared__ typename Scan::TempStorage scan;
         __shared__ U lo_shared;
         __shared__ uint32_t shift_shared, mul_shared;
-        count = counters;
-        D = keys;
         const int th = (int)threadIdx.x;
 
         /* The tile's range: its segments' first and last keys, a warp. */
@@ -190,7 +194,7 @@ template <class K, int kThreads> struct TileBuckets {
                 const uint32_t bk = bucket_of(key), half = (bk & 1) * 16;
                 keep(j, (atomicAdd(&count[bk >> 1], 1u << half) >> half) & 0xffff);
                 on_key(i, bk);
-                if (refuse_equal_but_not_same) refuse |= equal_but_not_same(key);
+                if constexpr (kByKey) refuse |= equal_but_not_same(key);
             }
         }
         __syncthreads();
@@ -212,7 +216,7 @@ template <class K, int kThreads> struct TileBuckets {
             count[th * kWords + w] = at | (at + c0) << 16;
             at += c0 + c1;
         }
-        return !__syncthreads_or((most > (uint32_t)kBucketMost && !(allow_full && by_value())) ||
+        return !__syncthreads_or((most > (uint32_t)kBucketMost && !(kByKey && by_value())) ||
                                  refuse);
     }
     /* Whether a bucket is one value: the tile spans fewer values than buckets. */
@@ -247,15 +251,13 @@ __device__ const uint16_t *bucket_tile(const TileBuffers<K, kPairs, kThreads> &b
     uint16_t *bucket_at = order + kTileKeys;
     const int th = (int)threadIdx.x;
 
-    Buckets bs;
-    if (!bs.count_tile(sk, seg_off, S, count, D, false, false, [&](int i, uint32_t bk) {
+    Buckets bs(count, D);
+    if (!bs.template count_tile<false>(sk, seg_off, S, [&](int i, uint32_t bk) {
             if constexpr (kKeepBuckets) bucket_at[i] = (uint16_t)bk;
         }))
         return nullptr;
-
-        /* Positions in bucket order. */
 #pragma unroll
-    for (int j = 0; j < I; j++) {
+    for (int j = 0; j < I; j++) { /* positions in bucket order */
         const int i = th + j * kThreads;
         if (i < D) {
             uint32_t bk;
@@ -321,21 +323,15 @@ __device__ bool bucket_tile_keys(const TileBuffers<K, false, kThreads> &b, const
     K *sorted = b.keys(1);
     const int th = (int)threadIdx.x;
 
-    Buckets bs;
-    if (!bs.count_tile(sk, seg_off, S, reinterpret_cast<uint32_t *>(sorted), D, true, true,
-                       [](int, uint32_t) {}))
-        return false;
+    Buckets bs(reinterpret_cast<uint32_t *>(sorted), D);
+    if (!bs.template count_tile<true>(sk, seg_off, S, [](int, uint32_t) {})) return false;
     /* My stretch, and every key's slot (kept over its slot in the bucket), before any key
      * overwrites the counters. */
     const uint32_t s0 = bs.my_first(), s1 = bs.my_end();
 #pragma unroll
     for (int j = 0; j < I; j++) {
         const int i = th + j * kThreads;
-        if (i < D) {
-            const uint32_t slot = bs.bucket_start(bs.bucket_of(sk[i])) + bs.kept(j);
-            bs.mine[j >> 1] =
-                (bs.mine[j >> 1] & (0xffffu << ((~j & 1) * 16))) | slot << ((j & 1) * 16);
-        }
+        if (i < D) bs.replace_kept(j, bs.bucket_start(bs.bucket_of(sk[i])) + bs.kept(j));
     }
     __syncthreads();
 #pragma unroll

@@ -237,9 +237,10 @@ __global__ void __launch_bounds__(kTileThreads, tile_blocks<K>(kPairs))
          * the piece (most are a stretch's short tail), from addresses worked out once (8
          * predicated copies a piece took 20% of a bucketed tile kernel's instructions, ncu,
          * session 33; the loop: u32 keys alone 1.2 to 2.0% less time with the stretch sort
-         * of the same change), 8-byte keys by the 8 predicated copies (the loop took 1.2 to
-         * 1.7% more time with values, H200, configs/tests/merge-bucket-keys-ab.json,
-         * results/h200/session33-call3-*) */
+         * of the same change), 8-byte keys by the 8 predicated copies (against the loop,
+         * H200: with values -1.1 and -1.2%, keys alone -0.6 to -1.1% at k = 8 and 1024 and
+         * +1.1 to +1.3% at 64, configs/tests/merge-load-8byte-ab.json,
+         * results/h200/session33-call4-*) */
         const uint32_t src = seg_src[s] + (uint32_t)first - (uint32_t)o0; /* key o is src + o */
         if constexpr (sizeof(K) == 4) {
             const K *from = keys + src + (uint32_t)(o0 + lane);
