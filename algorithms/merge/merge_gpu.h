@@ -13,7 +13,7 @@ struct pb_merge_args {
     const void *keys;             /* the concatenated lists, n keys of dtype */
     const uint32_t *values;       /* n values, or NULL for keys only */
     const uint64_t *offsets;      /* k + 1: list i is keys[offsets[i] .. offsets[i + 1]) */
-    const uint64_t *host_offsets; /* the same on the host (for plan/setup only) */
+    const uint64_t *host_offsets; /* the same on the host (plan, setup and launch read it) */
     uint64_t n;
     uint32_t k;
     int dtype; /* enum pb_dtype: PB_U32, PB_I32, PB_F32, PB_U64 or PB_F64 */

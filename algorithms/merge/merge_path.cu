@@ -319,6 +319,19 @@ struct Scratch {
     pb_merge_multiway::Pass pass[pb::merge::multiway::kMaxPasses]; /* kMultiway */
 };
 
+/* The most keys in one group of `lists` neighbouring lists: from the host's list offsets
+ * (the plan and the launch see the same), else n. */
+inline uint64_t largest_group(const pb_merge_args *a, uint64_t lists) {
+    if (!a->host_offsets) return a->n;
+    uint64_t most = 0;
+    for (uint64_t first = 0; first < a->k; first += lists) {
+        const uint64_t end = first + lists < a->k ? first + lists : a->k;
+        const uint64_t keys = a->host_offsets[end] - a->host_offsets[first];
+        most = keys > most ? keys : most;
+    }
+    return most;
+}
+
 /* The levels of every multiway pass; false if one needs more than kMaxLevels (never below
  * 2^32 keys, but checked rather than assumed). */
 template <class K>
@@ -326,7 +339,8 @@ bool shape_passes(const pb_merge_args *a, const pb::merge::multiway::Passes &ps,
                   pb_merge_multiway::Pass *out) {
     for (int i = 0; i < ps.count; i++) {
         const uint32_t runs = pb::merge::multiway::ceil_div(a->k, ps.stride[i]);
-        if (!pb_merge_multiway::shape_pass(a->n, runs, ps.group[i], Tile<K>::kSize, out[i]))
+        const uint64_t most = largest_group(a, (uint64_t)ps.group[i] * ps.stride[i]);
+        if (!pb_merge_multiway::shape_pass(a->n, runs, ps.group[i], Tile<K>::kSize, most, out[i]))
             return false;
         out[i].L = ps.stride[i];
     }

@@ -8,9 +8,10 @@
  *     until a group fits one tile). The next pass's top-level samples are instead written
  *     by this pass's top-level tile_kernel as it writes their keys (a SampleSink), which
  *     saves that pass a read of a sector of every sample.
- *  3. split_kernel: a warp per cut; a lane a run (two for groups over 32) finds where the
- *     cut's splitter falls in its run, through the run's samples then at most S - 1 keys,
- *     and the warp sums where the tile's output starts.
+ *  3. split_kernel: a warp per kSplitRows cuts in turn; a lane a run (two for groups over
+ *     32) finds where the cut's splitter falls in its run, through the run's samples (from
+ *     where the warp's previous cut fell) then at most S - 1 keys, and the warp sums where
+ *     the tile's output starts.
  *  4. tile_kernel: a block per tile copies the tile's G stretches into shared memory with
  *     cp.async, merges them there (merge_tile: log2 G rounds, each a merge path per thread)
  *     and writes the tile out coalesced.
@@ -109,9 +110,18 @@ __global__ void gather_kernel(const K *__restrict__ keys, const uint32_t *__rest
     }
 }
 
+/* Rows of cuts a split_kernel warp takes, one after another: a run's cut by one splitter
+ * starts the search of its cut by the next (first_not_below_from) instead of searching all
+ * of the run's samples again. A macro for A/B builds (1: every row searched from scratch). */
+#ifndef PB_MERGE_SPLIT_ROWS
+#define PB_MERGE_SPLIT_ROWS 4
+#endif
+constexpr uint32_t kSplitRows = PB_MERGE_SPLIT_ROWS;
+
 /* Row r of cuts (group g's rows are tile_start[g] + g .. tile_start[g + 1] + g: its tiles'
  * starts and its end): rows[r G + i] where run i of the group is cut, row_out[r] where the
- * output from that cut on starts. */
+ * output from that cut on starts. A warp does kSplitRows rows in turn, a lane a run (two
+ * for groups over 32), and keeps each run's count of samples below the last splitter. */
 template <class K>
 __global__ void __launch_bounds__(kSplitThreads)
     split_kernel(const K *__restrict__ keys, const uint32_t *__restrict__ run_off, uint32_t runs,
@@ -120,44 +130,65 @@ __global__ void __launch_bounds__(kSplitThreads)
                  const K *__restrict__ merged_keys, const uint32_t *__restrict__ merged_tags,
                  uint32_t S, uint32_t m, uint32_t max_rows, uint32_t *__restrict__ rows,
                  uint32_t *__restrict__ row_out) {
-    const uint32_t row = (blockIdx.x * blockDim.x + threadIdx.x) >> 5, lane = threadIdx.x & 31;
-    if (row >= max_rows || row >= tile_start[groups] + groups) return; /* the whole warp */
+    const uint32_t first = ((blockIdx.x * blockDim.x + threadIdx.x) >> 5) * kSplitRows;
+    const uint32_t lane = threadIdx.x & 31;
+    const uint32_t end = min(min(max_rows, tile_start[groups] + groups), first + kSplitRows);
+    if (first >= end) return; /* the whole warp */
     uint32_t lo = 0, hi = groups - 1;
-    while (lo < hi) { /* the group: the last whose first row is at or before this one */
+    while (lo < hi) { /* the group: the last whose first row is at or before the first */
         const uint32_t mid = (lo + hi + 1) >> 1;
-        if (tile_start[mid] + mid <= row)
+        if (tile_start[mid] + mid <= first)
             lo = mid;
         else
             hi = mid - 1;
     }
-    const uint32_t g = lo, b = row - (tile_start[g] + g), tiles = tile_start[g + 1] - tile_start[g];
-    const uint32_t r0 = g * G, nr = min(G, runs - r0);
-    const bool inner = b > 0 && b < tiles;
-    K v{};
-    uint32_t tag = 0, own = 0;
-    if (inner) { /* the splitter: merged sample b m of the group, and the run it came from */
-        const uint32_t at = smp_off[r0] + b * m;
-        v = merged_keys[at];
-        tag = merged_tags[at];
-        const bool in0 = lane < nr && run_off[r0 + lane] <= tag;
-        const bool in1 = lane + 32 < nr && run_off[r0 + lane + 32] <= tag;
-        own = __popc(__ballot_sync(kFull, in0)) + __popc(__ballot_sync(kFull, in1)) - 1;
+    uint32_t g = lo;
+    const uint32_t shift = (uint32_t)__ffs(S) - 1; /* S is a power of two */
+    uint32_t below[2] = {0, 0}; /* samples of my runs below the last row's splitter */
+    bool known = false;         /* below[] is this group's */
+    for (uint32_t row = first; row < end; row++) {
+        while (row >= tile_start[g + 1] + g + 1) g++, known = false;
+        const uint32_t b = row - (tile_start[g] + g), tiles = tile_start[g + 1] - tile_start[g];
+        const uint32_t r0 = g * G, nr = min(G, runs - r0);
+        const bool inner = b > 0 && b < tiles;
+        K v{};
+        uint32_t tag = 0, own = 0;
+        if (inner) { /* the splitter: merged sample b m of the group, and the run it came from */
+            const uint32_t at = smp_off[r0] + b * m;
+            v = merged_keys[at];
+            tag = merged_tags[at];
+            const bool in0 = lane < nr && run_off[r0 + lane] <= tag;
+            const bool in1 = lane + 32 < nr && run_off[r0 + lane + 32] <= tag;
+            own = __popc(__ballot_sync(kFull, in0)) + __popc(__ballot_sync(kFull, in1)) - 1;
+        }
+        uint32_t sum = 0;
+#pragma unroll
+        for (int h = 0; h < 2; h++) {
+            const uint32_t i = lane + 32 * h;
+            if (i >= nr) continue;
+            const uint32_t rs = run_off[r0 + i], re = run_off[r0 + i + 1];
+            const uint32_t s0 = smp_off[r0 + i], ns = smp_off[r0 + i + 1] - s0;
+            uint32_t pos;
+            if (!inner) {
+                pos = b == 0 ? rs : re;
+                below[h] = b == 0 ? 0 : ns;
+            } else if (i == own) {
+                pos = tag;
+                below[h] = (tag - rs) >> shift;
+            } else {
+                const bool le = i < own;
+                const K *smp = smp_keys + s0;
+                below[h] = known ? first_not_below_from(smp, below[h], ns, v, le)
+                                 : first_not_below(smp, 0, ns, v, le);
+                pos = cut_after_samples(keys, rs, re, S, below[h], v, le);
+            }
+            rows[(size_t)row * G + i] = pos;
+            sum += pos - rs;
+        }
+        known = true;
+        for (int d = 16; d > 0; d >>= 1) sum += __shfl_xor_sync(kFull, sum, d);
+        if (lane == 0) row_out[row] = run_off[r0] + sum;
     }
-    uint32_t sum = 0;
-    for (uint32_t i = lane; i < nr; i += 32) {
-        const uint32_t rs = run_off[r0 + i], re = run_off[r0 + i + 1];
-        uint32_t pos;
-        if (!inner)
-            pos = b == 0 ? rs : re;
-        else if (i == own)
-            pos = tag;
-        else
-            pos = cut_run(keys, rs, re, smp_keys + smp_off[r0 + i], S, v, i < own);
-        rows[(size_t)row * G + i] = pos;
-        sum += pos - rs;
-    }
-    for (int d = 16; d > 0; d >>= 1) sum += __shfl_xor_sync(kFull, sum, d);
-    if (lane == 0) row_out[row] = run_off[r0] + sum;
 }
 
 /* The next pass's top-level samples, taken from this pass's output as it is written: that
@@ -332,9 +363,12 @@ struct Pass {
     Level lv[kMaxLevels];
 };
 
-/* The levels of a pass over n keys in `runs` runs, groups of G, tiles of `tile`. */
-inline bool shape_pass(uint64_t n, uint32_t runs, uint32_t G, uint32_t tile, Pass &p) {
-    uint64_t most = n;
+/* The levels of a pass over n keys in `runs` runs, groups of G, tiles of `tile`, at most
+ * group_most keys a group (n where not known): the levels below go down until every group
+ * fits one tile, so a tighter bound can save a level. */
+inline bool shape_pass(uint64_t n, uint32_t runs, uint32_t G, uint32_t tile, uint64_t group_most,
+                       Pass &p) {
+    uint64_t most = group_most;
     for (int l = 0; l < kMaxLevels; l++) {
         Level &v = p.lv[l];
         v = Level{};
@@ -436,8 +470,8 @@ cudaError_t run_level(const Pass &p, int l, const K *keys, const uint32_t *value
                              stream);
         if (e != cudaSuccess) return e;
     }
-    const unsigned split_grid =
-        (unsigned)(((uint64_t)v.max_rows * 32 + kSplitThreads - 1) / kSplitThreads);
+    const uint64_t split_warps = ((uint64_t)v.max_rows + kSplitRows - 1) / kSplitRows;
+    const unsigned split_grid = (unsigned)((split_warps * 32 + kSplitThreads - 1) / kSplitThreads);
     split_kernel<K><<<split_grid, kSplitThreads, 0, stream>>>(
         keys, run_off, v.runs, v.G, v.tile_start, v.groups, v.smp_off,
         static_cast<const K *>(v.smp_keys), static_cast<const K *>(v.merged_keys), v.merged_tags,
