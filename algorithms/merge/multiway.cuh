@@ -167,16 +167,16 @@ __global__ void __launch_bounds__(kSplitThreads)
             const uint32_t i = lane + 32 * h;
             if (i >= nr) continue;
             const uint32_t rs = run_off[r0 + i], re = run_off[r0 + i + 1];
-            const uint32_t s0 = smp_off[r0 + i], ns = smp_off[r0 + i + 1] - s0;
             uint32_t pos;
-            if (!inner) {
+            if (!inner) { /* a group's first row, or its last (the next row is another's) */
                 pos = b == 0 ? rs : re;
-                below[h] = b == 0 ? 0 : ns;
+                below[h] = 0;
             } else if (i == own) {
                 pos = tag;
                 below[h] = (tag - rs) >> shift;
-            } else {
+            } else { /* (smp_off is null at a base level, which has no inner rows) */
                 const bool le = i < own;
+                const uint32_t s0 = smp_off[r0 + i], ns = smp_off[r0 + i + 1] - s0;
                 const K *smp = smp_keys + s0;
                 below[h] = known ? first_not_below_from(smp, below[h], ns, v, le)
                                  : first_not_below(smp, 0, ns, v, le);
