@@ -91,22 +91,6 @@ static void check_group(const std::vector<uint32_t> &lens, uint32_t range, uint3
                                      : cut_run(keys.data(), rs, re, smp.data() + smp_off[i], S,
                                                sp.key, i < sp.run);
         }
-    /* split_kernel's warps take rows in turn, each run's sample search from its previous
-     * cut's: the same cuts, down the whole group */
-    for (uint32_t i = 0; i < G; i++) {
-        const uint32_t rs = run_off[i], re = run_off[i + 1], ns = smp_off[i + 1] - smp_off[i];
-        uint32_t below = 0;
-        for (uint32_t b = 1; b < tiles; b++) {
-            const Item &sp = merged[b * m];
-            if (i == sp.run) {
-                below = (sp.pos - rs) / S;
-                continue;
-            }
-            below = first_not_below_from(smp.data() + smp_off[i], below, ns, sp.key, i < sp.run);
-            assert_int_equal(cut_after_samples(keys.data(), rs, re, S, below, sp.key, i < sp.run),
-                             rows[b][i]);
-        }
-    }
     /* the reference: a stable sort of (key, input position) */
     std::vector<std::pair<uint32_t, uint32_t>> want, got;
     for (uint32_t at = 0; at < keys.size(); at++) want.emplace_back(keys[at], at);
@@ -156,8 +140,7 @@ static void all_keys_equal(void **state) {
 }
 
 /* The cut search against std::lower_bound (a run after the splitter's) and upper_bound
- * (before it), on every sub-range of sorted arrays with runs of equal keys, for every key;
- * the galloping search from every start at or below the answer. */
+ * (before it), on every sub-range of sorted arrays with runs of equal keys, for every key. */
 static void first_not_below_is_a_bound(void **state) {
     (void)state;
     srand(11);
@@ -173,13 +156,6 @@ static void first_not_below_is_a_bound(void **state) {
                                      lo + (std::lower_bound(b, e, (double)v) - b));
                     assert_int_equal(first_not_below(a.data(), lo, hi, (double)v, true),
                                      lo + (std::upper_bound(b, e, (double)v) - b));
-                    /* and from any index at or below the answer */
-                    for (int le = 0; le < 2; le++) {
-                        const uint32_t at = first_not_below(a.data(), lo, hi, (double)v, le);
-                        for (uint32_t from = lo; from <= at; from++)
-                            assert_int_equal(
-                                first_not_below_from(a.data(), from, hi, (double)v, le), at);
-                    }
                 }
     }
 }

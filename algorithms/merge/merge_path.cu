@@ -552,19 +552,16 @@ cudaError_t run_multiway(const pb_merge_args *a, const Plan &p, const Scratch &s
                          cudaStream_t stream) {
     const K *src = static_cast<const K *>(a->keys);
     const uint32_t *vsrc = pairs ? a->values : nullptr;
+    /* every pass planned first, so that a pass's tiles can write the next one's samples */
+    cudaError_t e = pb_merge_multiway::plan_merge(s.pass, p.passes.count, a->offsets, a->k, stream);
+    if (e != cudaSuccess) return e;
     for (int i = 0; i < p.passes.count; i++) {
         const bool last = i + 1 == p.passes.count;
         K *dst = last ? static_cast<K *>(a->out_keys) : static_cast<K *>(s.keys[i]);
         uint32_t *vdst = !pairs ? nullptr : last ? a->out_values : s.values[i];
-        /* the next pass planned first, so that this one's tiles write its samples */
         const pb_merge_multiway::Pass *next = last ? nullptr : &s.pass[i + 1];
-        cudaError_t e =
-            last ? cudaSuccess
-                 : pb_merge_multiway::plan_level(*next, 0, next->run_off, a->offsets, a->k, stream);
-        if (e == cudaSuccess)
-            e = pb_merge_multiway::run_level<K>(s.pass[i], 0, src, vsrc, s.pass[i].run_off,
-                                                a->offsets, a->k, dst, vdst, i > 0,
-                                                pb_merge_multiway::sink_for<K>(next), stream);
+        e = pb_merge_multiway::run_level<K>(s.pass[i], 0, src, vsrc, s.pass[i].run_off, dst, vdst,
+                                            i > 0, pb_merge_multiway::sink_for<K>(next), stream);
         if (e != cudaSuccess) return e;
         src = dst;
         vsrc = vdst;

@@ -1,17 +1,17 @@
 /* merge/path's multiway passes (multiway_plan.cuh says how tiles are cut). One level of a
  * pass, on a stream, nothing waited on by the host:
  *
- *  1. plan_kernel (one block): the level's run bounds (at the top level, from the list
- *     offsets), each run's sample offsets and each group's tiles, as prefix sums.
+ *  1. plan_kernel (one block, once for every level of every pass): the level's run bounds
+ *     (at the top level, from the list offsets), each run's sample offsets and each
+ *     group's tiles, as prefix sums.
  *  2. gather_kernel: every S-th key of every run, tagged with its position, is the input
  *     of the level below, which merges each group's samples the same way (recursively,
  *     until a group fits one tile). The next pass's top-level samples are instead written
  *     by this pass's top-level tile_kernel as it writes their keys (a SampleSink), which
  *     saves that pass a read of a sector of every sample.
- *  3. split_kernel: a warp per kSplitRows cuts in turn; a lane a run (two for groups over
- *     32) finds where the cut's splitter falls in its run, through the run's samples (from
- *     where the warp's previous cut fell) then at most S - 1 keys, and the warp sums where
- *     the tile's output starts.
+ *  3. split_kernel: a warp per cut; a lane a run (two for groups over 32) finds where the
+ *     cut's splitter falls in its run, through the run's samples then at most S - 1 keys,
+ *     and the warp sums where the tile's output starts.
  *  4. tile_kernel: a block per tile copies the tile's G stretches into shared memory with
  *     cp.async, merges them there (merge_tile: log2 G rounds, each a merge path per thread)
  *     and writes the tile out coalesced.
@@ -45,16 +45,32 @@ constexpr int kPiece = 256; /* keys a warp copies into a tile at a time */
 
 /* ---- kernels -------------------------------------------------------------------------- */
 
-/* list_off (top level only): run j is lists [j L, (j + 1) L), its bounds written to run_off.
- * Then smp_off (unless base): run i's samples start at smp_off[i]; and tile_start: group g's
- * tiles start at tile_start[g] (base: one tile a non-empty group). */
-__global__ void __launch_bounds__(kPlanThreads)
-    plan_kernel(const uint64_t *__restrict__ list_off, uint32_t k, uint32_t L, uint32_t *run_off,
-                uint32_t runs, uint32_t G, uint32_t S, uint32_t m, int base, uint32_t *smp_off,
-                uint32_t *__restrict__ tile_start) {
-    using Scan = cub::BlockScan<uint32_t, kPlanThreads>;
-    __shared__ typename Scan::TempStorage scan;
-    const uint32_t th = threadIdx.x;
+/* One level's plan. list_off (top level only): run j is lists [j L, (j + 1) L), its bounds
+ * written to run_off. Then smp_off (unless base): run i's samples start at smp_off[i]; and
+ * tile_start: group g's tiles start at tile_start[g] (base: one tile a non-empty group). */
+struct LevelPlan {
+    uint32_t *run_off, *smp_off, *tile_start;
+    uint32_t runs, G, S, m;
+    int base;
+};
+/* Every level of every pass: they hang on the list offsets alone (a level's runs are the
+ * level above's samples), so one block plans them all, one launch a merge instead of one
+ * a level. */
+struct MergePlan {
+    const uint64_t *list_off;
+    uint32_t k;
+    int passes;
+    uint32_t L[kMaxPasses]; /* lists a run at each pass's top level */
+    int levels[kMaxPasses];
+    LevelPlan lv[kMaxPasses][kMaxLevels];
+};
+
+using PlanScan = cub::BlockScan<uint32_t, kPlanThreads>;
+
+__device__ void plan_one_level(const uint64_t *__restrict__ list_off, uint32_t k, uint32_t L,
+                               const LevelPlan &v, typename PlanScan::TempStorage &scan) {
+    const uint32_t th = threadIdx.x, runs = v.runs, G = v.G, S = v.S, m = v.m;
+    uint32_t *run_off = v.run_off, *smp_off = v.smp_off, *tile_start = v.tile_start;
     if (list_off) {
         for (uint32_t j = th; j <= runs; j += kPlanThreads) {
             const uint64_t l = (uint64_t)j * L;
@@ -62,13 +78,13 @@ __global__ void __launch_bounds__(kPlanThreads)
         }
         __syncthreads();
     }
-    if (!base) {
+    if (!v.base) {
         const uint32_t per = ceil_div(runs, kPlanThreads);
         const uint32_t i0 = min(runs, th * per), i1 = min(runs, i0 + per);
         uint32_t local = 0;
         for (uint32_t i = i0; i < i1; i++) local += ceil_div(run_off[i + 1] - run_off[i], S);
         uint32_t at, total;
-        Scan(scan).ExclusiveSum(local, at, total);
+        PlanScan(scan).ExclusiveSum(local, at, total);
         for (uint32_t i = i0; i < i1; i++) {
             smp_off[i] = at;
             at += ceil_div(run_off[i + 1] - run_off[i], S);
@@ -81,18 +97,26 @@ __global__ void __launch_bounds__(kPlanThreads)
     const uint32_t g0 = min(groups, th * per), g1 = min(groups, g0 + per);
     auto tiles = [&](uint32_t g) {
         const uint32_t first = g * G, end = min(first + G, runs);
-        if (base) return run_off[end] > run_off[first] ? 1u : 0u;
+        if (v.base) return run_off[end] > run_off[first] ? 1u : 0u;
         return ceil_div(smp_off[end] - smp_off[first], m);
     };
     uint32_t local = 0;
     for (uint32_t g = g0; g < g1; g++) local += tiles(g);
     uint32_t at, total;
-    Scan(scan).ExclusiveSum(local, at, total);
+    PlanScan(scan).ExclusiveSum(local, at, total);
     for (uint32_t g = g0; g < g1; g++) {
         tile_start[g] = at;
         at += tiles(g);
     }
     if (th == 0) tile_start[groups] = total;
+    __syncthreads(); /* the next level reads smp_off as its run bounds; the scan again */
+}
+
+__global__ void __launch_bounds__(kPlanThreads) plan_kernel(const MergePlan plan) {
+    __shared__ typename PlanScan::TempStorage scan;
+    for (int p = 0; p < plan.passes; p++)
+        for (int l = 0; l < plan.levels[p]; l++)
+            plan_one_level(l == 0 ? plan.list_off : nullptr, plan.k, plan.L[p], plan.lv[p][l], scan);
 }
 
 /* Sample s of the level below: key S j of its run i, tagged with that key's position. */
@@ -110,18 +134,14 @@ __global__ void gather_kernel(const K *__restrict__ keys, const uint32_t *__rest
     }
 }
 
-/* Rows of cuts a split_kernel warp takes, one after another: a run's cut by one splitter
- * starts the search of its cut by the next (first_not_below_from) instead of searching all
- * of the run's samples again. A macro for A/B builds (1: every row searched from scratch). */
-#ifndef PB_MERGE_SPLIT_ROWS
-#define PB_MERGE_SPLIT_ROWS 4
-#endif
-constexpr uint32_t kSplitRows = PB_MERGE_SPLIT_ROWS;
-
 /* Row r of cuts (group g's rows are tile_start[g] + g .. tile_start[g + 1] + g: its tiles'
  * starts and its end): rows[r G + i] where run i of the group is cut, row_out[r] where the
- * output from that cut on starts. A warp does kSplitRows rows in turn, a lane a run (two
- * for groups over 32), and keeps each run's count of samples below the last splitter. */
+ * output from that cut on starts. A warp a row: warps taking 4 or 8 rows in turn, each
+ * run's sample search galloping from its cut by the row before, made whole merges 0.6 to
+ * 3.8% (4 rows) and 2.5 to 8.7% (8) slower (u32 2^27 keys, k = 16 to 4096, the seed's
+ * experiment; H200, session 34 call 2, configs/tests/merge-split-rows-ab.json,
+ * results/h200/session34-call2-*): the searches are latency-bound, and shorter ones did
+ * not make up for a quarter of the warps, each four rows long. */
 template <class K>
 __global__ void __launch_bounds__(kSplitThreads)
     split_kernel(const K *__restrict__ keys, const uint32_t *__restrict__ run_off, uint32_t runs,
@@ -130,65 +150,44 @@ __global__ void __launch_bounds__(kSplitThreads)
                  const K *__restrict__ merged_keys, const uint32_t *__restrict__ merged_tags,
                  uint32_t S, uint32_t m, uint32_t max_rows, uint32_t *__restrict__ rows,
                  uint32_t *__restrict__ row_out) {
-    const uint32_t first = ((blockIdx.x * blockDim.x + threadIdx.x) >> 5) * kSplitRows;
-    const uint32_t lane = threadIdx.x & 31;
-    const uint32_t end = min(min(max_rows, tile_start[groups] + groups), first + kSplitRows);
-    if (first >= end) return; /* the whole warp */
+    const uint32_t row = (blockIdx.x * blockDim.x + threadIdx.x) >> 5, lane = threadIdx.x & 31;
+    if (row >= max_rows || row >= tile_start[groups] + groups) return; /* the whole warp */
     uint32_t lo = 0, hi = groups - 1;
-    while (lo < hi) { /* the group: the last whose first row is at or before the first */
+    while (lo < hi) { /* the group: the last whose first row is at or before this one */
         const uint32_t mid = (lo + hi + 1) >> 1;
-        if (tile_start[mid] + mid <= first)
+        if (tile_start[mid] + mid <= row)
             lo = mid;
         else
             hi = mid - 1;
     }
-    uint32_t g = lo;
-    const uint32_t shift = (uint32_t)__ffs(S) - 1; /* S is a power of two */
-    uint32_t below[2] = {0, 0}; /* samples of my runs below the last row's splitter */
-    bool known = false;         /* below[] is this group's */
-    for (uint32_t row = first; row < end; row++) {
-        while (row >= tile_start[g + 1] + g + 1) g++, known = false;
-        const uint32_t b = row - (tile_start[g] + g), tiles = tile_start[g + 1] - tile_start[g];
-        const uint32_t r0 = g * G, nr = min(G, runs - r0);
-        const bool inner = b > 0 && b < tiles;
-        K v{};
-        uint32_t tag = 0, own = 0;
-        if (inner) { /* the splitter: merged sample b m of the group, and the run it came from */
-            const uint32_t at = smp_off[r0] + b * m;
-            v = merged_keys[at];
-            tag = merged_tags[at];
-            const bool in0 = lane < nr && run_off[r0 + lane] <= tag;
-            const bool in1 = lane + 32 < nr && run_off[r0 + lane + 32] <= tag;
-            own = __popc(__ballot_sync(kFull, in0)) + __popc(__ballot_sync(kFull, in1)) - 1;
-        }
-        uint32_t sum = 0;
-#pragma unroll
-        for (int h = 0; h < 2; h++) {
-            const uint32_t i = lane + 32 * h;
-            if (i >= nr) continue;
-            const uint32_t rs = run_off[r0 + i], re = run_off[r0 + i + 1];
-            uint32_t pos;
-            if (!inner) { /* a group's first row, or its last (the next row is another's) */
-                pos = b == 0 ? rs : re;
-                below[h] = 0;
-            } else if (i == own) {
-                pos = tag;
-                below[h] = (tag - rs) >> shift;
-            } else { /* (smp_off is null at a base level, which has no inner rows) */
-                const bool le = i < own;
-                const uint32_t s0 = smp_off[r0 + i], ns = smp_off[r0 + i + 1] - s0;
-                const K *smp = smp_keys + s0;
-                below[h] = known ? first_not_below_from(smp, below[h], ns, v, le)
-                                 : first_not_below(smp, 0, ns, v, le);
-                pos = cut_after_samples(keys, rs, re, S, below[h], v, le);
-            }
-            rows[(size_t)row * G + i] = pos;
-            sum += pos - rs;
-        }
-        known = true;
-        for (int d = 16; d > 0; d >>= 1) sum += __shfl_xor_sync(kFull, sum, d);
-        if (lane == 0) row_out[row] = run_off[r0] + sum;
+    const uint32_t g = lo, b = row - (tile_start[g] + g), tiles = tile_start[g + 1] - tile_start[g];
+    const uint32_t r0 = g * G, nr = min(G, runs - r0);
+    const bool inner = b > 0 && b < tiles;
+    K v{};
+    uint32_t tag = 0, own = 0;
+    if (inner) { /* the splitter: merged sample b m of the group, and the run it came from */
+        const uint32_t at = smp_off[r0] + b * m;
+        v = merged_keys[at];
+        tag = merged_tags[at];
+        const bool in0 = lane < nr && run_off[r0 + lane] <= tag;
+        const bool in1 = lane + 32 < nr && run_off[r0 + lane + 32] <= tag;
+        own = __popc(__ballot_sync(kFull, in0)) + __popc(__ballot_sync(kFull, in1)) - 1;
     }
+    uint32_t sum = 0;
+    for (uint32_t i = lane; i < nr; i += 32) {
+        const uint32_t rs = run_off[r0 + i], re = run_off[r0 + i + 1];
+        uint32_t pos;
+        if (!inner)
+            pos = b == 0 ? rs : re;
+        else if (i == own)
+            pos = tag;
+        else
+            pos = cut_run(keys, rs, re, smp_keys + smp_off[r0 + i], S, v, i < own);
+        rows[(size_t)row * G + i] = pos;
+        sum += pos - rs;
+    }
+    for (int d = 16; d > 0; d >>= 1) sum += __shfl_xor_sync(kFull, sum, d);
+    if (lane == 0) row_out[row] = run_off[r0] + sum;
 }
 
 /* The next pass's top-level samples, taken from this pass's output as it is written: that
@@ -425,12 +424,25 @@ template <class K> cudaError_t configure() {
     return e;
 }
 
-/* Level l's plan_kernel (run bounds at the top level, sample offsets, tiles). */
-inline cudaError_t plan_level(const Pass &p, int l, uint32_t *run_off, const uint64_t *list_off,
-                              uint32_t k, cudaStream_t stream) {
-    const Level &v = p.lv[l];
-    plan_kernel<<<1, kPlanThreads, 0, stream>>>(list_off, k, p.L, run_off, v.runs, v.G, v.S, v.m,
-                                                v.base, v.smp_off, v.tile_start);
+/* Every level of the passes' plans, in one launch (plan_kernel). */
+inline cudaError_t plan_merge(const Pass *passes, int count, const uint64_t *list_off, uint32_t k,
+                              cudaStream_t stream) {
+    MergePlan plan{};
+    plan.list_off = list_off;
+    plan.k = k;
+    plan.passes = count;
+    for (int p = 0; p < count; p++) {
+        plan.L[p] = passes[p].L;
+        plan.levels[p] = passes[p].levels;
+        for (int l = 0; l < passes[p].levels; l++) {
+            const Level &v = passes[p].lv[l];
+            /* a level's runs: the pass's at the top, else the level above's samples */
+            uint32_t *run_off = l == 0 ? passes[p].run_off : passes[p].lv[l - 1].smp_off;
+            plan.lv[p][l] = LevelPlan{run_off, v.smp_off, v.tile_start, v.runs,
+                                      v.G,     v.S,       v.m,          v.base ? 1 : 0};
+        }
+    }
+    plan_kernel<<<1, kPlanThreads, 0, stream>>>(plan);
     return cudaGetLastError();
 }
 
@@ -443,17 +455,15 @@ template <class K> SampleSink<K> sink_for(const Pass *next) {
     return SampleSink<K>{next->run_off, v.smp_off, static_cast<K *>(v.smp_keys), v.smp_tags, shift};
 }
 
-/* Level l of pass p: keys (and values) in, runs bounded by run_off (at the top level
- * written from list_off), groups merged into out. ahead: the level was planned, and its
- * samples written, by the previous pass (plan_level, and that pass's sink). */
+/* Level l of pass p (planned by plan_merge): keys (and values) in, runs bounded by
+ * run_off, groups merged into out. ahead: the level's samples were written by the previous
+ * pass (its sink). */
 template <class K>
 cudaError_t run_level(const Pass &p, int l, const K *keys, const uint32_t *values,
-                      uint32_t *run_off, const uint64_t *list_off, uint32_t k, K *out,
-                      uint32_t *out_values, bool ahead, const SampleSink<K> &sink,
-                      cudaStream_t stream) {
+                      const uint32_t *run_off, K *out, uint32_t *out_values, bool ahead,
+                      const SampleSink<K> &sink, cudaStream_t stream) {
     const Level &v = p.lv[l];
-    cudaError_t e = ahead ? cudaSuccess : plan_level(p, l, run_off, list_off, k, stream);
-    if (e != cudaSuccess) return e;
+    cudaError_t e = cudaSuccess;
     if (!v.base) {
         K *smp = static_cast<K *>(v.smp_keys);
         if (!ahead) { /* else the previous pass's tiles wrote them */
@@ -465,13 +475,12 @@ cudaError_t run_level(const Pass &p, int l, const K *keys, const uint32_t *value
             e = cudaGetLastError();
         }
         if (e == cudaSuccess)
-            e = run_level<K>(p, l + 1, smp, v.smp_tags, v.smp_off, nullptr, 0,
-                             static_cast<K *>(v.merged_keys), v.merged_tags, false, SampleSink<K>{},
-                             stream);
+            e = run_level<K>(p, l + 1, smp, v.smp_tags, v.smp_off, static_cast<K *>(v.merged_keys),
+                             v.merged_tags, false, SampleSink<K>{}, stream);
         if (e != cudaSuccess) return e;
     }
-    const uint64_t split_warps = ((uint64_t)v.max_rows + kSplitRows - 1) / kSplitRows;
-    const unsigned split_grid = (unsigned)((split_warps * 32 + kSplitThreads - 1) / kSplitThreads);
+    const unsigned split_grid =
+        (unsigned)(((uint64_t)v.max_rows * 32 + kSplitThreads - 1) / kSplitThreads);
     split_kernel<K><<<split_grid, kSplitThreads, 0, stream>>>(
         keys, run_off, v.runs, v.G, v.tile_start, v.groups, v.smp_off,
         static_cast<const K *>(v.smp_keys), static_cast<const K *>(v.merged_keys), v.merged_tags,

@@ -77,19 +77,16 @@ __host__ __device__ inline uint64_t next_group_bound(uint64_t bound, uint32_t S,
     return (bound + S - 1) / S + G;
 }
 
-/* Whether key x lies below splitter v, for a run before the splitter's (le: its keys equal to
- * v are below it, ties going to the lower run) or after it. */
-template <class K> __host__ __device__ inline bool below_splitter(K x, K v, bool le) {
-    return le ? !(v < x) : x < v;
-}
-
-/* The first index in [lo, hi) whose key is not below splitter v (hi if none). */
+/* The first index in [lo, hi) whose key is not below splitter v. A run before the
+ * splitter's (le) has its keys equal to v below it (ties go to the lower run), a run after
+ * it has only smaller keys below. */
 template <class K>
 __host__ __device__ inline uint32_t first_not_below(const K *a, uint32_t lo, uint32_t hi, K v,
                                                     bool le) {
     while (lo < hi) {
         const uint32_t mid = lo + ((hi - lo) >> 1);
-        if (below_splitter(a[mid], v, le))
+        const bool below = le ? !(v < a[mid]) : a[mid] < v;
+        if (below)
             lo = mid + 1;
         else
             hi = mid;
@@ -97,41 +94,18 @@ __host__ __device__ inline uint32_t first_not_below(const K *a, uint32_t lo, uin
     return lo;
 }
 
-/* The same, given that every index below `from` is below v (a run's cut by an earlier
- * splitter): probes from, from + 2, from + 6, ... then a binary search of the last gap, so
- * about 2 log2 of the distance rather than log2 of the range. split_kernel's consecutive
- * cuts of a run lie about m / G samples apart. */
-template <class K>
-__host__ __device__ inline uint32_t first_not_below_from(const K *a, uint32_t from, uint32_t hi,
-                                                         K v, bool le) {
-    uint32_t lo = from;
-    for (uint32_t step = 1; lo < hi; step <<= 1) {
-        const uint32_t probe = (hi - lo < step ? hi : lo + step) - 1;
-        if (!below_splitter(a[probe], v, le)) return first_not_below(a, lo, probe, v, le);
-        lo = probe + 1;
-    }
-    return lo;
-}
-
-/* Where splitter v cuts the run keys[rs, re) of another run than its own, given that c of
- * the run's samples (keys[rs], keys[rs + S], ...) lie below it: among the at most S - 1
- * keys between sample c - 1 and sample c. */
-template <class K>
-__host__ __device__ inline uint32_t cut_after_samples(const K *keys, uint32_t rs, uint32_t re,
-                                                      uint32_t S, uint32_t c, K v, bool le) {
-    if (c == 0) return rs;
-    const uint32_t lo = rs + (c - 1) * S + 1;
-    const uint32_t hi = re - rs < c * S ? re : rs + c * S;
-    return first_not_below(keys, lo, hi, v, le);
-}
-
-/* Where splitter v cuts such a run, through its samples (smp) then its keys. */
+/* Where splitter v cuts the run keys[rs, re) of another run than its own: first among the
+ * run's samples (smp: keys[rs], keys[rs + S], ...), then among the at most S - 1 keys
+ * between the last sample below and the next. */
 template <class K>
 __host__ __device__ inline uint32_t cut_run(const K *keys, uint32_t rs, uint32_t re, const K *smp,
                                             uint32_t S, K v, bool le) {
     if (rs == re) return rs;
-    return cut_after_samples(keys, rs, re, S, first_not_below(smp, 0, ceil_div(re - rs, S), v, le),
-                             v, le);
+    const uint32_t c = first_not_below(smp, 0, ceil_div(re - rs, S), v, le);
+    if (c == 0) return rs;
+    const uint32_t lo = rs + (c - 1) * S + 1;
+    const uint32_t hi = re - rs < c * S ? re : rs + c * S;
+    return first_not_below(keys, lo, hi, v, le);
 }
 
 } // namespace pb::merge::multiway
