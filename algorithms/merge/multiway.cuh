@@ -116,7 +116,8 @@ __global__ void __launch_bounds__(kPlanThreads) plan_kernel(const MergePlan plan
     __shared__ typename PlanScan::TempStorage scan;
     for (int p = 0; p < plan.passes; p++)
         for (int l = 0; l < plan.levels[p]; l++)
-            plan_one_level(l == 0 ? plan.list_off : nullptr, plan.k, plan.L[p], plan.lv[p][l], scan);
+            plan_one_level(l == 0 ? plan.list_off : nullptr, plan.k, plan.L[p], plan.lv[p][l],
+                           scan);
 }
 
 /* Sample s of the level below: key S j of its run i, tagged with that key's position. */
@@ -438,8 +439,8 @@ inline cudaError_t plan_merge(const Pass *passes, int count, const uint64_t *lis
             const Level &v = passes[p].lv[l];
             /* a level's runs: the pass's at the top, else the level above's samples */
             uint32_t *run_off = l == 0 ? passes[p].run_off : passes[p].lv[l - 1].smp_off;
-            plan.lv[p][l] = LevelPlan{run_off, v.smp_off, v.tile_start, v.runs,
-                                      v.G,     v.S,       v.m,          v.base ? 1 : 0};
+            plan.lv[p][l] =
+                LevelPlan{run_off, v.smp_off, v.tile_start, v.runs, v.G, v.S, v.m, v.base ? 1 : 0};
         }
     }
     plan_kernel<<<1, kPlanThreads, 0, stream>>>(plan);
