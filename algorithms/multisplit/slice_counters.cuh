@@ -264,9 +264,9 @@ template <int kRows> __device__ uint32_t next_run(uint32_t d) {
 }
 
 template <class T, class Digit, int kRows, bool kFused, int kItems, bool kPairs>
-__global__ void __launch_bounds__(kCounterThreads,
-                                  (counter_min_blocks<kItems, kPairs, kRows,
-                                                      counter_keeps_digits<Digit>()>()))
+__global__ void
+__launch_bounds__(kCounterThreads,
+                  (counter_min_blocks<kItems, kPairs, kRows, counter_keeps_digits<Digit>()>()))
     counter_scatter_kernel(const T *__restrict__ keys, const uint32_t *__restrict__ values,
                            uint64_t n, uint64_t span, Digit digit_of, uint32_t digits,
                            const uint32_t *__restrict__ starts, uint32_t pieces, uint32_t split,
