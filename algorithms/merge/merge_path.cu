@@ -290,8 +290,9 @@ enum Mode { kNothing, kCopy, kRounds, kMultiway, kSort, kSortKeys };
 struct Plan {
     Mode mode;
     int rounds;
-    pb::merge::multiway::Passes passes; /* kMultiway */
-    uint32_t max_tiles;                 /* an upper bound on any round's tiles */
+    pb::merge::multiway::Passes passes;                              /* kMultiway */
+    pb_merge_multiway::Pass shapes[pb::merge::multiway::kMaxPasses]; /* kMultiway: levels */
+    uint32_t max_tiles; /* an upper bound on any round's tiles */
     size_t merge_smem;
     size_t sort_temp;
 };
@@ -365,9 +366,10 @@ Scratch carve(const pb_merge_args *a, const Plan &p, bool pairs, void *base, siz
             s.keys[i] = c.take<K>(a->n);
             if (pairs) s.values[i] = c.take<uint32_t>(a->n);
         }
-        shape_passes<K>(a, p.passes, s.pass); /* make_plan saw them fit */
-        for (int i = 0; i < p.passes.count; i++)
+        for (int i = 0; i < p.passes.count; i++) {
+            s.pass[i] = p.shapes[i];
             pb_merge_multiway::carve_pass(c, s.pass[i], sizeof(K));
+        }
     } else if (p.mode == kSortKeys) {
         s.sort_temp = c.take<unsigned char>(p.sort_temp);
     } else if (p.mode == kSort) {
@@ -499,11 +501,10 @@ cudaError_t make_plan(const pb_merge_args *a, bool pairs, Plan &p, bool configur
             nullptr, p.sort_temp, (const O *)nullptr, (O *)nullptr, (const uint32_t *)nullptr,
             (uint32_t *)nullptr, (uint32_t)a->n, 0, (int)sizeof(O) * 8);
     }
-    pb_merge_multiway::Pass shapes[pb::merge::multiway::kMaxPasses];
     const uint32_t one_pass_most = pb::merge::one_pass_most<K>(pairs);
     if (use_multiway(a, sizeof(K), pairs, one_pass_most, method) &&
         pb::merge::multiway::plan_passes(a->k, p.passes, one_pass_most) &&
-        shape_passes<K>(a, p.passes, shapes)) {
+        shape_passes<K>(a, p.passes, p.shapes)) {
         p.mode = kMultiway;
         return configure ? pb_merge_multiway::configure<K>() : cudaSuccess;
     }

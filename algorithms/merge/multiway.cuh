@@ -43,34 +43,49 @@ constexpr unsigned kFull = 0xffffffffu;
 constexpr int kMaxLevels = 8;
 constexpr int kPiece = 256; /* keys a warp copies into a tile at a time */
 
-/* ---- kernels -------------------------------------------------------------------------- */
+/* ---- shapes -------------------------------------------------------------------------- */
 
-/* One level's plan. list_off (top level only): run j is lists [j L, (j + 1) L), its bounds
- * written to run_off. Then smp_off (unless base): run i's samples start at smp_off[i]; and
- * tile_start: group g's tiles start at tile_start[g] (base: one tile a non-empty group). */
-struct LevelPlan {
-    uint32_t *run_off, *smp_off, *tile_start;
-    uint32_t runs, G, S, m;
-    int base;
+/* One level's shape, from bounds the host knows (n, k), and its scratch. */
+struct Level {
+    uint64_t n;          /* keys at this level, at most */
+    uint64_t group_most; /* keys in one group, at most */
+    uint32_t runs, G, S, m, groups, max_tiles, max_rows;
+    bool base; /* every group fits one tile: no samples */
+    uint32_t *tile_start, *rows, *row_out;
+    uint32_t *smp_off, *smp_tags, *merged_tags; /* the level below's run bounds, its input */
+    void *smp_keys, *merged_keys;
 };
-/* Every level of every pass: they hang on the list offsets alone (a level's runs are the
- * level above's samples), so one block plans them all, one launch a merge instead of one
- * a level. */
+
+struct Pass {
+    uint32_t L; /* lists a run */
+    int levels;
+    uint32_t *run_off;
+    Level lv[kMaxLevels];
+};
+
+/* Every pass, for plan_kernel: their levels hang on the list offsets alone (a level's runs
+ * are the level above's samples), so one block plans them all, one launch a merge instead
+ * of one a level. */
 struct MergePlan {
     const uint64_t *list_off;
     uint32_t k;
     int passes;
-    uint32_t L[kMaxPasses]; /* lists a run at each pass's top level */
-    int levels[kMaxPasses];
-    LevelPlan lv[kMaxPasses][kMaxLevels];
+    Pass pass[kMaxPasses];
 };
+
+/* ---- kernels -------------------------------------------------------------------------- */
 
 using PlanScan = cub::BlockScan<uint32_t, kPlanThreads>;
 
+/* Level v's plan, its runs bounded by run_off. list_off (top level only): run j is lists
+ * [j L, (j + 1) L), its bounds written to run_off first. Then v.smp_off (unless base): run
+ * i's samples start at smp_off[i]; and v.tile_start: group g's tiles start at
+ * tile_start[g] (base: one tile a non-empty group). */
 __device__ void plan_one_level(const uint64_t *__restrict__ list_off, uint32_t k, uint32_t L,
-                               const LevelPlan &v, typename PlanScan::TempStorage &scan) {
+                               const Level &v, uint32_t *run_off,
+                               typename PlanScan::TempStorage &scan) {
     const uint32_t th = threadIdx.x, runs = v.runs, G = v.G, S = v.S, m = v.m;
-    uint32_t *run_off = v.run_off, *smp_off = v.smp_off, *tile_start = v.tile_start;
+    uint32_t *smp_off = v.smp_off, *tile_start = v.tile_start;
     if (list_off) {
         for (uint32_t j = th; j <= runs; j += kPlanThreads) {
             const uint64_t l = (uint64_t)j * L;
@@ -114,10 +129,12 @@ __device__ void plan_one_level(const uint64_t *__restrict__ list_off, uint32_t k
 
 __global__ void __launch_bounds__(kPlanThreads) plan_kernel(const MergePlan plan) {
     __shared__ typename PlanScan::TempStorage scan;
-    for (int p = 0; p < plan.passes; p++)
-        for (int l = 0; l < plan.levels[p]; l++)
-            plan_one_level(l == 0 ? plan.list_off : nullptr, plan.k, plan.L[p], plan.lv[p][l],
-                           scan);
+    for (int p = 0; p < plan.passes; p++) {
+        const Pass &ps = plan.pass[p];
+        for (int l = 0; l < ps.levels; l++) /* a level's runs: the level above's samples */
+            plan_one_level(l == 0 ? plan.list_off : nullptr, plan.k, ps.L, ps.lv[l],
+                           l == 0 ? ps.run_off : ps.lv[l - 1].smp_off, scan);
+    }
 }
 
 /* Sample s of the level below: key S j of its run i, tagged with that key's position. */
@@ -345,24 +362,6 @@ __global__ void __launch_bounds__(kTileThreads, tile_blocks<K>(kPairs))
 
 /* ---- host side ---------------------------------------------------------------------- */
 
-/* One level's shape, from bounds the host knows (n, k), and its scratch. */
-struct Level {
-    uint64_t n;          /* keys at this level, at most */
-    uint64_t group_most; /* keys in one group, at most */
-    uint32_t runs, G, S, m, groups, max_tiles, max_rows;
-    bool base; /* every group fits one tile: no samples */
-    uint32_t *tile_start, *rows, *row_out;
-    uint32_t *smp_off, *smp_tags, *merged_tags; /* the level below's run bounds, its input */
-    void *smp_keys, *merged_keys;
-};
-
-struct Pass {
-    uint32_t L; /* lists a run */
-    int levels;
-    uint32_t *run_off;
-    Level lv[kMaxLevels];
-};
-
 /* The levels of a pass over n keys in `runs` runs, groups of G, tiles of `tile`, at most
  * group_most keys a group (n where not known): the levels below go down until every group
  * fits one tile, so a tighter bound can save a level. */
@@ -428,21 +427,8 @@ template <class K> cudaError_t configure() {
 /* Every level of the passes' plans, in one launch (plan_kernel). */
 inline cudaError_t plan_merge(const Pass *passes, int count, const uint64_t *list_off, uint32_t k,
                               cudaStream_t stream) {
-    MergePlan plan{};
-    plan.list_off = list_off;
-    plan.k = k;
-    plan.passes = count;
-    for (int p = 0; p < count; p++) {
-        plan.L[p] = passes[p].L;
-        plan.levels[p] = passes[p].levels;
-        for (int l = 0; l < passes[p].levels; l++) {
-            const Level &v = passes[p].lv[l];
-            /* a level's runs: the pass's at the top, else the level above's samples */
-            uint32_t *run_off = l == 0 ? passes[p].run_off : passes[p].lv[l - 1].smp_off;
-            plan.lv[p][l] =
-                LevelPlan{run_off, v.smp_off, v.tile_start, v.runs, v.G, v.S, v.m, v.base ? 1 : 0};
-        }
-    }
+    MergePlan plan{list_off, k, count, {}};
+    for (int p = 0; p < count; p++) plan.pass[p] = passes[p];
     plan_kernel<<<1, kPlanThreads, 0, stream>>>(plan);
     return cudaGetLastError();
 }
