@@ -68,8 +68,8 @@ inline int counter_items_for(uint64_t n) {
  * (passes of 67 to 82 digits, as 5000 bins' 79) keep two blocks an SM at 32 keys a
  * thread, where 65 hold one: 128 registers, no spill for range buckets (186 with values,
  * one block); modulo and splitter rules, which also keep a digit byte a key, fit one block
- * only (counter_min_blocks counts that array: cut for two, as until session 34, they
- * spilled 20 bytes). H200,
+ * only (counter_min_blocks takes CounterSmem's bytes, that array with them: cut for two, as
+ * until session 34, they spilled 20 bytes). H200,
  * u32 keys alone, time against 65 rows (session 32 call 4, configs/tests/
  * multisplit-counter-rows-41.json, PB_MULTISPLIT_COUNTER_SKIP_ROWS=41, one binary,
  * results/h200/session32-call4-*): 2^28 keys 72 and 80 bins -14.3%, 5000 -13.7% (129.0
@@ -96,20 +96,18 @@ template <int kItems> __host__ __device__ constexpr int counter_slot() {
 __device__ __forceinline__ uint32_t padded(uint32_t at) { return at + (at >> 5); }
 /* Tile slots in a counter-scatter block's ring (CounterSmem says why two). */
 constexpr int kCounterStages = 2;
-/* Blocks an SM the registers are cut for: with values a thread also holds its values, and
- * a block's shared memory (values' ring beside the keys') fits two at most; and no more
- * blocks than an SM's shared memory holds (228 KB on sm_90; each block's rings, counters
- * and about 3 KB besides: its digits' arrays, the scan's storage, the 1 KB the system
- * keeps; kKeepsDigits, a byte a key of a tile). 65 rows (66.5 KB of counters): two blocks
- * of 16 keys a thread, one of more or with values. */
-constexpr size_t kCounterSmemPerSm = 228 << 10, kCounterSmemBesides = 3 << 10;
-template <int kItems, bool kPairs, int kRows = 33, bool kKeepsDigits = false>
-__host__ __device__ constexpr int counter_min_blocks() {
+/* Blocks an SM the registers are cut for, for blocks of `block` bytes of dynamic shared
+ * memory (CounterSmem::bytes): with values a thread also holds its values, and a block's
+ * shared memory (values' ring beside the keys') fits two at most; and no more blocks than
+ * an SM's shared memory holds (228 KB on sm_90; each block's dynamic memory and 2.5 KB
+ * besides: the scan's storage, the 1 KB the system keeps, and the margin every measured
+ * shape was cut with). 65 rows (66.5 KB of counters): two blocks of 16 keys a thread, one
+ * of more or with values. */
+constexpr size_t kCounterSmemPerSm = 228 << 10, kCounterSmemBesides = 2560;
+template <int kItems, bool kPairs>
+__host__ __device__ constexpr int counter_min_blocks(size_t block) {
     const int wanted = kPairs ? (kItems <= 16 ? 2 : 1) : kItems <= 16 ? 3 : 2;
-    const size_t block = (size_t)(kPairs ? 2 : 1) * kCounterStages * counter_slot<kItems>() * 4 +
-                         (size_t)kRows * kCounterThreads * 4 +
-                         (kKeepsDigits ? (size_t)counter_slot<kItems>() : 0) + kCounterSmemBesides;
-    const int fit = (int)(kCounterSmemPerSm / block);
+    const int fit = (int)(kCounterSmemPerSm / (block + kCounterSmemBesides));
     return fit < 1 ? 1 : fit < wanted ? fit : wanted;
 }
 
@@ -161,7 +159,7 @@ template <int kRows, int kItems, class Digit, bool kPairs> struct CounterSmem {
     uint32_t *base;       /* digits: where this slice's next key of the digit goes */
     uint8_t *digit;       /* kSlot, kKeepsDigits: digit of each sorted key (padded) */
 
-    __host__ __device__ static size_t bytes(uint32_t digits) {
+    __host__ __device__ static constexpr size_t bytes(uint32_t digits) {
         return (size_t)(kPairs ? 2 : 1) * kStages * kSlot * 4 +
                (size_t)kRows * kCounterThreads * 4 + (size_t)2 * digits * 4 +
                (kKeepsDigits ? kSlot : 0);
@@ -264,9 +262,9 @@ template <int kRows> __device__ uint32_t next_run(uint32_t d) {
 }
 
 template <class T, class Digit, int kRows, bool kFused, int kItems, bool kPairs>
-__global__ void
-__launch_bounds__(kCounterThreads,
-                  (counter_min_blocks<kItems, kPairs, kRows, counter_keeps_digits<Digit>()>()))
+__global__ void __launch_bounds__(kCounterThreads,
+                                  (counter_min_blocks<kItems, kPairs>(
+                                      CounterSmem<kRows, kItems, Digit, kPairs>::bytes(2 * kRows))))
     counter_scatter_kernel(const T *__restrict__ keys, const uint32_t *__restrict__ values,
                            uint64_t n, uint64_t span, Digit digit_of, uint32_t digits,
                            const uint32_t *__restrict__ starts, uint32_t pieces, uint32_t split,

@@ -77,8 +77,11 @@ template <int kRows, int kItems> struct RoundsSmem {
 /* slice_scatter_kernel's contract for keys alone (values unused), with digits = bins, and
  * the rule's shift the low digit's width (its mask all ones): the rule gives the high
  * digit, and with no shift the bin. The fused scratch is unused (never fused). */
+/* (Registers cut as for the counter scatter's 33 rows, as measured; not RoundsSmem's bytes.) */
 template <class T, int kRows, int kItems>
-__global__ void __launch_bounds__(kCounterThreads, (counter_min_blocks<kItems, false>()))
+__global__ void __launch_bounds__(
+    kCounterThreads,
+    (counter_min_blocks<kItems, false>(CounterSmem<33, kItems, Range32Digit, false>::bytes(66))))
     tile_rounds_kernel(const T *__restrict__ keys, const uint32_t *, uint64_t n, uint64_t span,
                        Range32Digit high_of, uint32_t bins, const uint32_t *__restrict__ starts,
                        uint32_t pieces, uint32_t split, FusedScratch, T *__restrict__ out_keys,
