@@ -172,6 +172,90 @@ static void splitters_are_sample_quantiles(void **state) {
     assert_int_equal(pb_bucket_i32(&b, INT32_MAX), 0);
 }
 
+/* Keys of every type from 64 random bits; shape 0 uniform, 1 five values, 2 nine in ten
+ * equal, 3 uniform with the type's extremes (and negative zero for floats) among them. */
+static void fill_keys(enum pb_dtype t, int shape, void *keys, uint32_t n) {
+    uint64_t x = 0x9e3779b97f4a7c15ull * (uint64_t)(shape + 1);
+    for (uint32_t i = 0; i < n; i++) {
+        x = x * 6364136223846793005ull + 1442695040888963407ull;
+        uint64_t bits = x ^ (x >> 29);
+        if (shape == 1) bits %= 5;
+        if (shape == 2 && bits % 10 != 0) bits = 12345;
+        int extreme = shape == 3 && i % 1000 < 3 ? (int)(i % 1000) : -1;
+        switch (t) {
+        case PB_U32:
+            ((uint32_t *)keys)[i] = extreme == 0 ? 0 : extreme > 0 ? UINT32_MAX : (uint32_t)bits;
+            break;
+        case PB_I32:
+            ((int32_t *)keys)[i] = extreme == 0  ? INT32_MIN
+                                   : extreme > 0 ? INT32_MAX
+                                                 : (int32_t)(uint32_t)bits;
+            break;
+        case PB_U64:
+            ((uint64_t *)keys)[i] = extreme == 0 ? 0 : extreme > 0 ? UINT64_MAX : bits;
+            break;
+        default: {
+            float f = shape == 1 || shape == 2
+                          ? (float)bits
+                          : (float)((double)(bits >> 11) / 9007199254740992.0 * 2e6 - 1e6);
+            ((float *)keys)[i] = extreme == 0   ? -3.4e38f
+                                 : extreme == 1 ? -0.0f
+                                 : extreme == 2 ? 3.4e38f
+                                                : f;
+        }
+        }
+    }
+}
+
+/* A splitter bucket's cell index gives every key the bin the plain search gives, for
+ * every key type, key shape and bin count; and on uniform keys it answers most keys
+ * without a search (their cell holds no splitter), which is what it is for. */
+static void splitter_cells_give_the_searched_bin(void **state) {
+    (void)state;
+    enum { N = 20000 };
+    const enum pb_dtype types[] = {PB_U32, PB_I32, PB_U64, PB_F32};
+    const uint32_t bin_counts[] = {1, 2, 7, 72, 1000, 5000, 65536};
+    uint64_t *keys = malloc(N * sizeof *keys), *sample = malloc(N * sizeof *sample);
+    assert_non_null(keys);
+    assert_non_null(sample);
+    for (size_t t = 0; t < COUNT(types); t++)
+        for (int shape = 0; shape < 4; shape++) {
+            fill_keys(types[t], shape, keys, N);
+            struct pb_key_range r;
+            pb_key_range_of(types[t], keys, N, &r);
+            for (size_t k = 0; k < COUNT(bin_counts); k++) {
+                struct pb_bucket plain, indexed;
+                pb_bucket_make(PB_BUCKET_SPLITTERS, types[t], bin_counts[k], &r, &plain);
+                plain.samples = pb_splitter_sample(types[t], keys, N, sample);
+                plain.sample = sample;
+                indexed = plain;
+                uint32_t *table = pb_splitter_cells_new(&indexed, &r);
+                assert_non_null(table);
+                assert_ptr_equal(indexed.cell_splitters, table);
+                uint32_t fewest = bin_counts[k] < 16384 ? bin_counts[k] : 16384;
+                assert_true(indexed.cells >= fewest && indexed.cells <= 16384);
+                uint32_t answered = 0;
+                for (uint32_t i = 0; i < N; i++) {
+                    uint32_t want = pb_bucket_at(&plain, keys, i),
+                             got = pb_bucket_at(&indexed, keys, i);
+                    if (want != got)
+                        fail_msg("type %zu shape %d bins %u key %u: bin %u, the search gives %u", t,
+                                 shape, bin_counts[k], i, got, want);
+                    uint32_t cell =
+                        types[t] == PB_U32   ? pb_splitter_cell_u32(&indexed, ((uint32_t *)keys)[i])
+                        : types[t] == PB_I32 ? pb_splitter_cell_i32(&indexed, ((int32_t *)keys)[i])
+                        : types[t] == PB_U64 ? pb_splitter_cell_u64(&indexed, keys[i])
+                                             : pb_splitter_cell_f32(&indexed, ((float *)keys)[i]);
+                    answered += table[cell] >> 16 == 0;
+                }
+                if (shape == 0 && bin_counts[k] <= 1000) assert_true(answered > N / 2);
+                free(table);
+            }
+        }
+    free(keys);
+    free(sample);
+}
+
 static void set_case(struct pb_case *c, int64_t n, const char *dtype, const char *dist,
                      const char *values, const char *bucket, int64_t bins) {
     case_init(c, multisplit(), 5);
@@ -257,6 +341,7 @@ int main(void) {
         cmocka_unit_test(range32_equals_the_general_rule),
         cmocka_unit_test(modulo_uses_the_key_bits),
         cmocka_unit_test(splitters_are_sample_quantiles),
+        cmocka_unit_test(splitter_cells_give_the_searched_bin),
         cmocka_unit_test(reference_is_a_stable_counting_sort),
         cmocka_unit_test(cpu_backend_edge_cases),
     };

@@ -6,7 +6,11 @@
  *   floor(d * bins / (max - min + 1)) for 32-bit keys, no division per key.
  * range, float keys: bin = (int)((x - min) * fscale) in double, fscale = bins / (max - min),
  *   clamped to bins - 1 (x = max). A subtraction then a multiply: nothing for FMA to fuse.
- * modulo: the key's bits as an unsigned integer, modulo bins. */
+ * modulo: the key's bits as an unsigned integer, modulo bins.
+ * splitters: the count of splitters <= x, by binary search; with a cell index
+ *   (splitter_cells.c), first the range rule over `cells` equal-width cells of the keys'
+ *   range, whose entry gives the bin outright when no splitter falls in the key's cell and
+ *   otherwise bounds the search to that cell's few splitters. */
 #ifndef PB_BUCKET_RULES_H
 #define PB_BUCKET_RULES_H
 
@@ -29,13 +33,24 @@ PB_BUCKET_HD uint64_t pb_bucket_mulhi(uint64_t a, uint64_t b) {
 #endif
 }
 
+/* The range rule over `count` equal-width bins (the bins, or a splitter bucket's cells),
+ * for integer keys (two's complement bits) and float keys. */
+PB_BUCKET_HD uint32_t pb_range_of_bits(const struct pb_bucket *b, uint64_t bits, uint32_t count) {
+    uint64_t d = bits - b->min_bits;
+    uint64_t bin = d * b->scale_whole + pb_bucket_mulhi(d, b->scale_frac);
+    return bin < count ? (uint32_t)bin : count - 1; /* only 64-bit ranges can round past */
+}
+PB_BUCKET_HD uint32_t pb_range_of_real(const struct pb_bucket *b, double x, uint32_t count) {
+    double t = (x - b->fmin) * b->fscale;
+    uint32_t bin = t > 0 ? (uint32_t)t : 0;
+    return bin < count ? bin : count - 1;
+}
+
 PB_BUCKET_HD uint32_t pb_bucket_of_bits(const struct pb_bucket *b, uint64_t bits) {
     if (b->kind == PB_BUCKET_MODULO) {
         return (uint32_t)(bits % b->bins);
     }
-    uint64_t d = bits - b->min_bits;
-    uint64_t bin = d * b->scale_whole + pb_bucket_mulhi(d, b->scale_frac);
-    return bin < b->bins ? (uint32_t)bin : b->bins - 1; /* only 64-bit ranges can round past */
+    return pb_range_of_bits(b, bits, b->bins);
 }
 
 /* Range buckets over 32-bit integer keys, the form the kernels evaluate: with the key in
@@ -70,20 +85,31 @@ PB_BUCKET_HD uint32_t pb_bucket_of_real(const struct pb_bucket *b, double x, uin
     if (b->kind == PB_BUCKET_MODULO) {
         return (uint32_t)(bits % b->bins);
     }
-    double t = (x - b->fmin) * b->fscale;
-    uint32_t bin = t > 0 ? (uint32_t)t : 0;
-    return bin < b->bins ? bin : b->bins - 1;
+    return pb_range_of_real(b, x, b->bins);
 }
 
 PB_BUCKET_HD uint32_t pb_splitter_at(const struct pb_bucket *b, uint32_t i) {
     return (uint32_t)((i + 1u) * b->samples / b->bins);
 }
 
-/* One binary search per key type: the count of splitters <= k, in [0, bins - 1]. */
-#define PB_SPLITTER_SEARCH(NAME, T)                                                                \
-    PB_BUCKET_HD uint32_t pb_splitter_bin_##NAME(const struct pb_bucket *b, T k) {                 \
+/* A splitter bucket's cell of a key: any rule will do that never puts a larger key in a
+ * lower cell, and the range rule over the input's [min, max] is one (both the cell index
+ * and the keys come from the input). 32-bit integer keys take pb_range32's two 32-bit
+ * multiplies. */
+PB_BUCKET_HD uint32_t pb_splitter_cell32(const struct pb_bucket *b, uint32_t bits) {
+    const uint32_t cell = pb_range32(bits - (uint32_t)b->min_bits, (uint32_t)b->scale_whole,
+                                     (uint32_t)(b->scale_frac >> 32), (uint32_t)b->scale_frac);
+    return cell < b->cells ? cell : b->cells - 1;
+}
+
+/* Per key type: the binary search for the count of splitters <= k among splitters
+ * [lo, hi) (all splitters before lo are <= k, all from hi on are above it), the key's cell,
+ * and its bin in [0, bins - 1]: the cell's entry holds the cell's first splitter (low 16
+ * bits) and how many splitters it holds (high 16 bits). */
+#define PB_SPLITTER_RULE(NAME, T, CELL)                                                            \
+    PB_BUCKET_HD uint32_t pb_splitter_search_##NAME(const struct pb_bucket *b, T k, uint32_t lo,   \
+                                                    uint32_t hi) {                                 \
         const T *sample = (const T *)b->sample;                                                    \
-        uint32_t lo = 0, hi = b->bins - 1;                                                         \
         while (lo < hi) {                                                                          \
             uint32_t mid = (lo + hi) / 2;                                                          \
             if (sample[pb_splitter_at(b, mid)] <= k)                                               \
@@ -92,11 +118,18 @@ PB_BUCKET_HD uint32_t pb_splitter_at(const struct pb_bucket *b, uint32_t i) {
                 hi = mid;                                                                          \
         }                                                                                          \
         return lo;                                                                                 \
+    }                                                                                              \
+    PB_BUCKET_HD uint32_t pb_splitter_cell_##NAME(const struct pb_bucket *b, T k) { return CELL; } \
+    PB_BUCKET_HD uint32_t pb_splitter_bin_##NAME(const struct pb_bucket *b, T k) {                 \
+        if (!b->cell_splitters) return pb_splitter_search_##NAME(b, k, 0, b->bins - 1);            \
+        const uint32_t entry = b->cell_splitters[pb_splitter_cell_##NAME(b, k)];                   \
+        const uint32_t first = entry & 0xffffu, count = entry >> 16;                               \
+        return count ? pb_splitter_search_##NAME(b, k, first, first + count) : first;              \
     }
-PB_SPLITTER_SEARCH(u32, uint32_t)
-PB_SPLITTER_SEARCH(i32, int32_t)
-PB_SPLITTER_SEARCH(u64, uint64_t)
-PB_SPLITTER_SEARCH(f32, float)
+PB_SPLITTER_RULE(u32, uint32_t, pb_splitter_cell32(b, k))
+PB_SPLITTER_RULE(i32, int32_t, pb_splitter_cell32(b, (uint32_t)k))
+PB_SPLITTER_RULE(u64, uint64_t, pb_range_of_bits(b, k, b->cells))
+PB_SPLITTER_RULE(f32, float, pb_range_of_real(b, (double)k, b->cells))
 
 /* Key types as C++ templates on the GPU and as four functions on the CPU. */
 PB_BUCKET_HD uint32_t pb_bucket_u32(const struct pb_bucket *b, uint32_t k) {
@@ -132,6 +165,21 @@ static inline uint32_t pb_bucket_at(const struct pb_bucket *b, const void *keys,
         return pb_bucket_u64(b, ((const uint64_t *)keys)[i]);
     default:
         return pb_bucket_f32(b, ((const float *)keys)[i]);
+    }
+}
+
+/* The cell of splitter i on the host, for any key type. */
+static inline uint32_t pb_splitter_cell_at(const struct pb_bucket *b, uint32_t i) {
+    const uint32_t at = pb_splitter_at(b, i);
+    switch (b->dtype) {
+    case PB_U32:
+        return pb_splitter_cell_u32(b, ((const uint32_t *)b->sample)[at]);
+    case PB_I32:
+        return pb_splitter_cell_i32(b, ((const int32_t *)b->sample)[at]);
+    case PB_U64:
+        return pb_splitter_cell_u64(b, ((const uint64_t *)b->sample)[at]);
+    default:
+        return pb_splitter_cell_f32(b, ((const float *)b->sample)[at]);
     }
 }
 #endif

@@ -28,14 +28,19 @@ struct pb_bucket {
     int kind;  /* enum pb_bucket_kind */
     int dtype; /* enum pb_dtype of the keys */
     uint32_t bins;
-    uint64_t min_bits; /* range, integer keys: the input's minimum (two's complement bits) */
-    /* range, integer keys: bins / (max - min + 1) in 64.64 fixed point */
+    /* range: the range rule over bins; splitters with a cell index: over cells */
+    uint64_t min_bits; /* integer keys: the input's minimum (two's complement bits) */
+    /* integer keys: bins (or cells) / (max - min + 1) in 64.64 fixed point */
     uint64_t scale_whole, scale_frac;
-    double fmin, fscale; /* range, float keys: min and bins / (max - min) */
+    double fmin, fscale; /* float keys: min and bins (or cells) / (max - min) */
     /* splitters: the sorted sample, of the keys' type, in the memory of whoever evaluates
      * the function (host for the CPU, device for kernels) */
     const void *sample;
     uint32_t samples;
+    /* splitters, optional (NULL: search them all): per cell, its first splitter | the
+     * count of its splitters << 16 (pb_splitter_cells_new), in the same memory as sample */
+    const uint32_t *cell_splitters;
+    uint32_t cells;
 };
 
 /* The keys' smallest and largest values: integer keys as 64-bit two's complement
@@ -71,6 +76,11 @@ void pb_bucket_make(enum pb_bucket_kind kind, enum pb_dtype t, uint32_t bins,
 /* The sorted sample the splitters come from: min(n, PB_SPLITTER_MAX_SAMPLES) keys taken at
  * an even stride; sample must hold that many keys. Returns the count. */
 uint32_t pb_splitter_sample(enum pb_dtype t, const void *keys, uint64_t n, void *sample);
+/* Gives splitter bucket b (its sample on the host, bins <= 65536) a cell index over the
+ * keys' range r: its rule in b, its b->cells entries in a table that b->cell_splitters
+ * points to and the caller frees (or copies to the device, pointing there instead).
+ * NULL, b unchanged, when out of memory. */
+uint32_t *pb_splitter_cells_new(struct pb_bucket *b, const struct pb_key_range *r);
 /* The bucket function of a case, from its input's key range. */
 void pb_multisplit_case_bucket(const struct pb_case *c, const struct pb_input *in,
                                struct pb_bucket *b);

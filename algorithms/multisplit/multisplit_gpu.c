@@ -1,6 +1,7 @@
 /* Shared lifecycle of the GPU multisplit backends. */
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "multisplit_gpu.h"
 
@@ -8,7 +9,26 @@ struct gpu_state {
     const struct pb_multisplit_gpu_impl *impl;
     struct pb_multisplit_args args;
     struct pb_multisplit_layout layout;
+    uint32_t *device_cells; /* splitters: the cell index the kernels read */
 };
+
+/* Splitter buckets get a cell index (splitter_cells.c) on the device, made here from the
+ * host sample before the sample pointer turns to the device copy. PB_MULTISPLIT_
+ * SPLITTER_CELLS=0 keeps the plain binary search (for A/B runs). */
+static int give_splitter_cells(struct pb_run *r, struct gpu_state *s) {
+    struct pb_bucket *b = &s->args.bucket;
+    const char *knob = getenv("PB_MULTISPLIT_SPLITTER_CELLS");
+    if (b->kind != PB_BUCKET_SPLITTERS || (knob && strcmp(knob, "0") == 0)) return 0;
+    const struct pb_multisplit_extra *x = r->in->extra;
+    uint32_t *table = pb_splitter_cells_new(b, &x->range);
+    if (!table) return pb_run_cuda_failed(r, cudaErrorMemoryAllocation, "splitter cells");
+    const size_t bytes = (size_t)b->cells * sizeof *table;
+    cudaError_t e = cudaMalloc((void **)&s->device_cells, bytes);
+    if (e == cudaSuccess) e = cudaMemcpy(s->device_cells, table, bytes, cudaMemcpyHostToDevice);
+    free(table);
+    b->cell_splitters = s->device_cells;
+    return pb_run_cuda_failed(r, e, "splitter cells");
+}
 
 int pb_multisplit_gpu_prepare(struct pb_run *r, const struct pb_multisplit_gpu_impl *impl) {
     struct gpu_state *s = calloc(1, sizeof *s);
@@ -19,6 +39,7 @@ int pb_multisplit_gpu_prepare(struct pb_run *r, const struct pb_multisplit_gpu_i
     struct pb_multisplit_args *a = &s->args;
     size_t ks = pb_dtype_size(r->in->dtype);
     pb_multisplit_case_bucket(r->c, r->in, &a->bucket);
+    if (give_splitter_cells(r, s)) return -1;
     a->bucket.sample = x->device_sample; /* kernels search the device copy */
     pb_multisplit_layout(r->in->n, a->bucket.bins, ks, x->pairs, &s->layout);
     a->keys = r->in->device;
@@ -82,6 +103,7 @@ void pb_multisplit_gpu_release(struct pb_run *r) {
     cudaFree(s->args.out_values);
     cudaFree(s->args.offsets);
     cudaFree(s->args.scratch);
+    cudaFree(s->device_cells);
     free(s);
     r->state = NULL;
 }

@@ -11,7 +11,8 @@ struct cpu_state {
     struct pb_bucket bucket;
     struct pb_multisplit_layout layout;
     int threads;
-    uint32_t *next; /* threads x bins: each thread's next position per bin */
+    uint32_t *next;  /* threads x bins: each thread's next position per bin */
+    uint32_t *cells; /* splitters: the cell index, as the GPU backends have it */
 };
 
 static int cpu_prepare(struct pb_run *r) {
@@ -24,7 +25,11 @@ static int cpu_prepare(struct pb_run *r) {
                          &s->layout);
     s->threads = omp_get_max_threads();
     s->next = malloc((size_t)s->threads * s->bucket.bins * sizeof *s->next);
-    return s->next ? 0 : -1;
+    if (!s->next) return -1;
+    if (s->bucket.kind == PB_BUCKET_SPLITTERS &&
+        !(s->cells = pb_splitter_cells_new(&s->bucket, &x->range)))
+        return -1;
+    return 0;
 }
 
 static int cpu_poison(struct pb_run *r) {
@@ -78,6 +83,7 @@ static void cpu_release(struct pb_run *r) {
     struct cpu_state *s = r->state;
     if (!s) return;
     free(s->next);
+    free(s->cells);
     free(s);
     r->state = NULL;
 }
