@@ -21,8 +21,13 @@
 
 #ifdef __CUDACC__
 #define PB_BUCKET_HD __host__ __device__ __forceinline__
+/* A splitter search is a call on the GPU, not inlined: the kernels evaluate bins at many
+ * unrolled sites, and the search inlined at each of them twice (over a cell's splitters,
+ * over all) made the GPU code of every non-range rule larger, splitters or not. */
+#define PB_SPLITTER_HD static __host__ __device__ __noinline__
 #else
-#define PB_BUCKET_HD static inline
+#define PB_BUCKET_HD   static inline
+#define PB_SPLITTER_HD static inline
 #endif
 
 PB_BUCKET_HD uint64_t pb_bucket_mulhi(uint64_t a, uint64_t b) {
@@ -88,8 +93,9 @@ PB_BUCKET_HD uint32_t pb_bucket_of_real(const struct pb_bucket *b, double x, uin
     return pb_range_of_real(b, x, b->bins);
 }
 
-PB_BUCKET_HD uint32_t pb_splitter_at(const struct pb_bucket *b, uint32_t i) {
-    return (uint32_t)((i + 1u) * b->samples / b->bins);
+/* Where splitter i of `bins` bins lies in a sample of `samples` keys. */
+PB_BUCKET_HD uint32_t pb_splitter_index(uint32_t i, uint32_t samples, uint32_t bins) {
+    return (uint32_t)((i + 1u) * samples / bins);
 }
 
 /* A splitter bucket's cell of a key: any rule will do that never puts a larger key in a
@@ -107,12 +113,11 @@ PB_BUCKET_HD uint32_t pb_splitter_cell32(const struct pb_bucket *b, uint32_t bit
  * and its bin in [0, bins - 1]: the cell's entry holds the cell's first splitter (low 16
  * bits) and how many splitters it holds (high 16 bits). */
 #define PB_SPLITTER_RULE(NAME, T, CELL)                                                            \
-    PB_BUCKET_HD uint32_t pb_splitter_search_##NAME(const struct pb_bucket *b, T k, uint32_t lo,   \
-                                                    uint32_t hi) {                                 \
-        const T *sample = (const T *)b->sample;                                                    \
+    PB_SPLITTER_HD uint32_t pb_splitter_search_##NAME(                                             \
+        const T *sample, uint32_t samples, uint32_t bins, T k, uint32_t lo, uint32_t hi) {         \
         while (lo < hi) {                                                                          \
             uint32_t mid = (lo + hi) / 2;                                                          \
-            if (sample[pb_splitter_at(b, mid)] <= k)                                               \
+            if (sample[pb_splitter_index(mid, samples, bins)] <= k)                                \
                 lo = mid + 1;                                                                      \
             else                                                                                   \
                 hi = mid;                                                                          \
@@ -121,10 +126,14 @@ PB_BUCKET_HD uint32_t pb_splitter_cell32(const struct pb_bucket *b, uint32_t bit
     }                                                                                              \
     PB_BUCKET_HD uint32_t pb_splitter_cell_##NAME(const struct pb_bucket *b, T k) { return CELL; } \
     PB_BUCKET_HD uint32_t pb_splitter_bin_##NAME(const struct pb_bucket *b, T k) {                 \
-        if (!b->cell_splitters) return pb_splitter_search_##NAME(b, k, 0, b->bins - 1);            \
+        const T *sample = (const T *)b->sample;                                                    \
+        if (!b->cell_splitters)                                                                    \
+            return pb_splitter_search_##NAME(sample, b->samples, b->bins, k, 0, b->bins - 1);      \
         const uint32_t entry = b->cell_splitters[pb_splitter_cell_##NAME(b, k)];                   \
         const uint32_t first = entry & 0xffffu, count = entry >> 16;                               \
-        return count ? pb_splitter_search_##NAME(b, k, first, first + count) : first;              \
+        return count ? pb_splitter_search_##NAME(sample, b->samples, b->bins, k, first,            \
+                                                 first + count)                                    \
+                     : first;                                                                      \
     }
 PB_SPLITTER_RULE(u32, uint32_t, pb_splitter_cell32(b, k))
 PB_SPLITTER_RULE(i32, int32_t, pb_splitter_cell32(b, (uint32_t)k))
@@ -170,7 +179,7 @@ static inline uint32_t pb_bucket_at(const struct pb_bucket *b, const void *keys,
 
 /* The cell of splitter i on the host, for any key type. */
 static inline uint32_t pb_splitter_cell_at(const struct pb_bucket *b, uint32_t i) {
-    const uint32_t at = pb_splitter_at(b, i);
+    const uint32_t at = pb_splitter_index(i, b->samples, b->bins);
     switch (b->dtype) {
     case PB_U32:
         return pb_splitter_cell_u32(b, ((const uint32_t *)b->sample)[at]);
