@@ -21,8 +21,16 @@
 
 #ifdef __CUDACC__
 #define PB_BUCKET_HD __host__ __device__ __forceinline__
+/* A splitter search is a call on the GPU, not inlined: the kernels of every non-range rule
+ * hold it at each of their unrolled bin sites, splitters or not. Inlined twice (over a
+ * cell's splitters, over all) it made their code a tenth larger; inlined once, after the
+ * cell lookup, it made modulo buckets 9 to 14% slower (session 35 call 4). As a call it
+ * still costs them: u32 2^28 at 5000 bins +5.5%, elsewhere within 1% (call 3), against
+ * session 34's rule (one search over all splitters, inlined). */
+#define PB_SPLITTER_HD static __host__ __device__ __noinline__
 #else
-#define PB_BUCKET_HD static inline
+#define PB_BUCKET_HD   static inline
+#define PB_SPLITTER_HD static inline
 #endif
 
 PB_BUCKET_HD uint64_t pb_bucket_mulhi(uint64_t a, uint64_t b) {
@@ -103,30 +111,32 @@ PB_BUCKET_HD uint32_t pb_splitter_cell32(const struct pb_bucket *b, uint32_t bit
     return cell < b->cells ? cell : b->cells - 1;
 }
 
-/* Per key type: the key's cell, and its bin in [0, bins - 1], the count of splitters <= k:
- * a binary search over the splitters its cell's entry names (the cell's first, in the low
- * 16 bits, and how many, in the high 16), or over all of them without a cell index. One
- * search loop, inlined: the kernels of every non-range rule hold this code at each of their
- * unrolled bin sites, splitters or not; a second loop made their code a tenth larger, and
- * a non-inlined search (a call) made modulo buckets at 5000 bins 5.5% slower (session 35). */
+/* Per key type: the binary search for the count of splitters <= k among splitters
+ * [lo, hi) (all splitters before lo are <= k, all from hi on are above it), the key's cell,
+ * and its bin in [0, bins - 1]: the cell's entry holds the cell's first splitter (low 16
+ * bits) and how many splitters it holds (high 16 bits). */
 #define PB_SPLITTER_RULE(NAME, T, CELL)                                                            \
-    PB_BUCKET_HD uint32_t pb_splitter_cell_##NAME(const struct pb_bucket *b, T k) { return CELL; } \
-    PB_BUCKET_HD uint32_t pb_splitter_bin_##NAME(const struct pb_bucket *b, T k) {                 \
-        uint32_t lo = 0, hi = b->bins - 1;                                                         \
-        if (b->cell_splitters) {                                                                   \
-            const uint32_t entry = b->cell_splitters[pb_splitter_cell_##NAME(b, k)];               \
-            lo = entry & 0xffffu;                                                                  \
-            hi = lo + (entry >> 16);                                                               \
-        }                                                                                          \
-        const T *sample = (const T *)b->sample;                                                    \
+    PB_SPLITTER_HD uint32_t pb_splitter_search_##NAME(                                             \
+        const T *sample, uint32_t samples, uint32_t bins, T k, uint32_t lo, uint32_t hi) {         \
         while (lo < hi) {                                                                          \
             uint32_t mid = (lo + hi) / 2;                                                          \
-            if (sample[pb_splitter_index(mid, b->samples, b->bins)] <= k)                          \
+            if (sample[pb_splitter_index(mid, samples, bins)] <= k)                                \
                 lo = mid + 1;                                                                      \
             else                                                                                   \
                 hi = mid;                                                                          \
         }                                                                                          \
         return lo;                                                                                 \
+    }                                                                                              \
+    PB_BUCKET_HD uint32_t pb_splitter_cell_##NAME(const struct pb_bucket *b, T k) { return CELL; } \
+    PB_BUCKET_HD uint32_t pb_splitter_bin_##NAME(const struct pb_bucket *b, T k) {                 \
+        const T *sample = (const T *)b->sample;                                                    \
+        if (!b->cell_splitters)                                                                    \
+            return pb_splitter_search_##NAME(sample, b->samples, b->bins, k, 0, b->bins - 1);      \
+        const uint32_t entry = b->cell_splitters[pb_splitter_cell_##NAME(b, k)];                   \
+        const uint32_t first = entry & 0xffffu, count = entry >> 16;                               \
+        return count ? pb_splitter_search_##NAME(sample, b->samples, b->bins, k, first,            \
+                                                 first + count)                                    \
+                     : first;                                                                      \
     }
 PB_SPLITTER_RULE(u32, uint32_t, pb_splitter_cell32(b, k))
 PB_SPLITTER_RULE(i32, int32_t, pb_splitter_cell32(b, (uint32_t)k))
