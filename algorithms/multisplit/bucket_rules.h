@@ -106,8 +106,7 @@ PB_BUCKET_HD uint32_t pb_splitter_index(uint32_t i, uint32_t samples, uint32_t b
  * and the keys come from the input). 32-bit integer keys take pb_range32's two 32-bit
  * multiplies. */
 PB_BUCKET_HD uint32_t pb_splitter_cell32(const struct pb_bucket *b, uint32_t bits) {
-    const uint32_t cell = pb_range32(bits - (uint32_t)b->min_bits, (uint32_t)b->scale_whole,
-                                     (uint32_t)(b->scale_frac >> 32), (uint32_t)b->scale_frac);
+    const uint32_t cell = pb_bucket_range32(b, bits - (uint32_t)b->min_bits);
     return cell < b->cells ? cell : b->cells - 1;
 }
 

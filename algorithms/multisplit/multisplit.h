@@ -73,6 +73,10 @@ void pb_multisplit_layout(uint64_t n, uint32_t bins, size_t key_size, bool pairs
 void pb_key_range_of(enum pb_dtype t, const void *keys, uint64_t n, struct pb_key_range *out);
 void pb_bucket_make(enum pb_bucket_kind kind, enum pb_dtype t, uint32_t bins,
                     const struct pb_key_range *range, struct pb_bucket *out);
+/* The range rule's constants in out (min_bits and scale_*, or fmin and fscale) for `count`
+ * equal-width parts of the keys' range: a range bucket's bins, a splitter bucket's cells. */
+void pb_bucket_range_rule(enum pb_dtype t, uint32_t count, const struct pb_key_range *range,
+                          struct pb_bucket *out);
 /* The sorted sample the splitters come from: min(n, PB_SPLITTER_MAX_SAMPLES) keys taken at
  * an even stride; sample must hold that many keys. Returns the count. */
 uint32_t pb_splitter_sample(enum pb_dtype t, const void *keys, uint64_t n, void *sample);

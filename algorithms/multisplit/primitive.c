@@ -145,20 +145,24 @@ void pb_key_range_of(enum pb_dtype t, const void *keys, uint64_t n, struct pb_ke
     }
 }
 
+void pb_bucket_range_rule(enum pb_dtype t, uint32_t count, const struct pb_key_range *r,
+                          struct pb_bucket *b) {
+    if (t == PB_F32) {
+        b->fmin = r->fmin;
+        b->fscale = r->fmax > r->fmin ? count / (r->fmax - r->fmin) : 0.0;
+        return;
+    }
+    b->min_bits = r->min_bits;
+    fixed_point_ratio(count, (unsigned __int128)(r->max_bits - r->min_bits) + 1, b);
+}
+
 void pb_bucket_make(enum pb_bucket_kind kind, enum pb_dtype t, uint32_t bins,
                     const struct pb_key_range *r, struct pb_bucket *b) {
     memset(b, 0, sizeof *b);
     b->kind = kind;
     b->dtype = t;
     b->bins = bins;
-    if (kind != PB_BUCKET_RANGE) return;
-    if (t == PB_F32) {
-        b->fmin = r->fmin;
-        b->fscale = r->fmax > r->fmin ? bins / (r->fmax - r->fmin) : 0.0;
-        return;
-    }
-    b->min_bits = r->min_bits;
-    fixed_point_ratio(bins, (unsigned __int128)(r->max_bits - r->min_bits) + 1, b);
+    if (kind == PB_BUCKET_RANGE) pb_bucket_range_rule(t, bins, r, b);
 }
 
 /* ---- the splitters' sample ------------------------------------------------------ */

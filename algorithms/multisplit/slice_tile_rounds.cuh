@@ -76,8 +76,8 @@ template <int kRows, int kItems> struct RoundsSmem {
 
 /* slice_scatter_kernel's contract for keys alone (values unused), with digits = bins, and
  * the rule's shift the low digit's width (its mask all ones): the rule gives the high
- * digit, and with no shift the bin. The fused scratch is unused (never fused). */
-/* (Registers cut as for the counter scatter's 33 rows, as measured; not RoundsSmem's bytes.) */
+ * digit, and with no shift the bin. The fused scratch is unused (never fused). Registers
+ * are cut as for the counter scatter's 33 rows, as measured, not by RoundsSmem's bytes. */
 template <class T, int kRows, int kItems>
 __global__ void __launch_bounds__(
     kCounterThreads,

@@ -15,13 +15,7 @@ uint32_t *pb_splitter_cells_new(struct pb_bucket *b, const struct pb_key_range *
     const uint32_t cells = wanted < MOST_CELLS ? (uint32_t)wanted : MOST_CELLS;
     uint32_t *table = calloc(cells, sizeof *table);
     if (!table) return NULL;
-    struct pb_bucket rule;
-    pb_bucket_make(PB_BUCKET_RANGE, (enum pb_dtype)b->dtype, cells, r, &rule);
-    b->min_bits = rule.min_bits;
-    b->scale_whole = rule.scale_whole;
-    b->scale_frac = rule.scale_frac;
-    b->fmin = rule.fmin;
-    b->fscale = rule.fscale;
+    pb_bucket_range_rule((enum pb_dtype)b->dtype, cells, r, b);
     b->cells = cells;
     for (uint32_t i = 0; i + 1 < b->bins; i++) table[pb_splitter_cell_at(b, i)] += 1u << 16;
     /* the cells rise with the splitters, so each cell's splitters follow the ones before */
