@@ -228,19 +228,32 @@ static void splitter_cells_give_the_searched_bin(void **state) {
                 pb_bucket_make(PB_BUCKET_SPLITTERS, types[t], bin_counts[k], &r, &plain);
                 plain.samples = pb_splitter_sample(types[t], keys, N, sample);
                 plain.sample = sample;
+                /* one cell (the knob's plain search), an odd count, the default */
+                for (uint32_t per_bin = 0; per_bin <= PB_SPLITTER_CELLS_PER_BIN; per_bin += 3) {
+                    if (per_bin == 15) per_bin = PB_SPLITTER_CELLS_PER_BIN;
+                    indexed = plain;
+                    uint32_t *other = pb_splitter_cells_new(&indexed, &r, per_bin);
+                    assert_non_null(other);
+                    assert_true(indexed.cells >= 1 && indexed.cells <= 16384);
+                    if (per_bin == 0) assert_int_equal(indexed.cells, 1);
+                    for (uint32_t i = 0; i < N; i++) {
+                        uint32_t want = pb_bucket_at(&plain, keys, i),
+                                 got = pb_bucket_at(&indexed, keys, i);
+                        if (want != got)
+                            fail_msg("type %zu shape %d bins %u cells %u key %u: bin %u, the "
+                                     "search gives %u",
+                                     t, shape, bin_counts[k], indexed.cells, i, got, want);
+                    }
+                    free(other);
+                }
                 indexed = plain;
-                uint32_t *table = pb_splitter_cells_new(&indexed, &r);
+                uint32_t *table = pb_splitter_cells_new(&indexed, &r, PB_SPLITTER_CELLS_PER_BIN);
                 assert_non_null(table);
                 assert_ptr_equal(indexed.cell_splitters, table);
                 uint32_t fewest = bin_counts[k] < 16384 ? bin_counts[k] : 16384;
                 assert_true(indexed.cells >= fewest && indexed.cells <= 16384);
                 uint32_t answered = 0;
                 for (uint32_t i = 0; i < N; i++) {
-                    uint32_t want = pb_bucket_at(&plain, keys, i),
-                             got = pb_bucket_at(&indexed, keys, i);
-                    if (want != got)
-                        fail_msg("type %zu shape %d bins %u key %u: bin %u, the search gives %u", t,
-                                 shape, bin_counts[k], i, got, want);
                     uint32_t cell =
                         types[t] == PB_U32   ? pb_splitter_cell_u32(&indexed, ((uint32_t *)keys)[i])
                         : types[t] == PB_I32 ? pb_splitter_cell_i32(&indexed, ((int32_t *)keys)[i])

@@ -21,16 +21,8 @@
 
 #ifdef __CUDACC__
 #define PB_BUCKET_HD __host__ __device__ __forceinline__
-/* A splitter search is a call on the GPU, not inlined: the kernels of every non-range rule
- * hold it at each of their unrolled bin sites, splitters or not. Inlined twice (over a
- * cell's splitters, over all) it made their code a tenth larger; inlined once, after the
- * cell lookup, it made modulo buckets 9 to 14% slower (session 35 call 4). As a call it
- * still costs them: u32 2^28 at 5000 bins +5.5%, elsewhere within 1% (call 3), against
- * session 34's rule (one search over all splitters, inlined). */
-#define PB_SPLITTER_HD static __host__ __device__ __noinline__
 #else
-#define PB_BUCKET_HD   static inline
-#define PB_SPLITTER_HD static inline
+#define PB_BUCKET_HD static inline
 #endif
 
 PB_BUCKET_HD uint64_t pb_bucket_mulhi(uint64_t a, uint64_t b) {
@@ -101,6 +93,9 @@ PB_BUCKET_HD uint32_t pb_splitter_index(uint32_t i, uint32_t samples, uint32_t b
     return (uint32_t)((i + 1u) * samples / bins);
 }
 
+/* Words a cell index's entries take: the compact splitters after them stay 8-byte aligned. */
+PB_BUCKET_HD uint32_t pb_splitter_entry_words(uint32_t cells) { return cells + (cells & 1); }
+
 /* A splitter bucket's cell of a key: any rule will do that never puts a larger key in a
  * lower cell, and the range rule over the input's [min, max] is one (both the cell index
  * and the keys come from the input). 32-bit integer keys take pb_range32's two 32-bit
@@ -110,13 +105,25 @@ PB_BUCKET_HD uint32_t pb_splitter_cell32(const struct pb_bucket *b, uint32_t bit
     return cell < b->cells ? cell : b->cells - 1;
 }
 
-/* Per key type: the binary search for the count of splitters <= k among splitters
- * [lo, hi) (all splitters before lo are <= k, all from hi on are above it), the key's cell,
- * and its bin in [0, bins - 1]: the cell's entry holds the cell's first splitter (low 16
- * bits) and how many splitters it holds (high 16 bits). */
+/* Per key type: the binary search for the count of splitters <= k over the whole sample
+ * (the reference's rule, host only), the key's cell, and its bin in [0, bins - 1]. The
+ * cell's entry holds the cell's first splitter (low 16 bits) and how many splitters it
+ * holds (high 16 bits); the search over those runs on the compact splitters that follow
+ * the entries (pb_splitter_cells_new), so a step is one load and one compare, inlined.
+ * Kernels always have the index: the search over the sample, with a division a step, is
+ * kept out of device code, which every non-range rule's kernels would carry (session 35:
+ * as a call it cost modulo buckets 5.5% at 5000 bins; inlined, 9 to 14%). */
+#ifdef __CUDA_ARCH__
+#define PB_SPLITTER_WHOLE_SEARCH(NAME, T)
+#else
+#define PB_SPLITTER_WHOLE_SEARCH(NAME, T)                                                          \
+    if (!b->cell_splitters)                                                                        \
+        return pb_splitter_search_##NAME((const T *)b->sample, b->samples, b->bins, k);
+#endif
 #define PB_SPLITTER_RULE(NAME, T, CELL)                                                            \
-    PB_SPLITTER_HD uint32_t pb_splitter_search_##NAME(                                             \
-        const T *sample, uint32_t samples, uint32_t bins, T k, uint32_t lo, uint32_t hi) {         \
+    static inline uint32_t pb_splitter_search_##NAME(const T *sample, uint32_t samples,            \
+                                                     uint32_t bins, T k) {                         \
+        uint32_t lo = 0, hi = bins - 1;                                                            \
         while (lo < hi) {                                                                          \
             uint32_t mid = (lo + hi) / 2;                                                          \
             if (sample[pb_splitter_index(mid, samples, bins)] <= k)                                \
@@ -128,14 +135,20 @@ PB_BUCKET_HD uint32_t pb_splitter_cell32(const struct pb_bucket *b, uint32_t bit
     }                                                                                              \
     PB_BUCKET_HD uint32_t pb_splitter_cell_##NAME(const struct pb_bucket *b, T k) { return CELL; } \
     PB_BUCKET_HD uint32_t pb_splitter_bin_##NAME(const struct pb_bucket *b, T k) {                 \
-        const T *sample = (const T *)b->sample;                                                    \
-        if (!b->cell_splitters)                                                                    \
-            return pb_splitter_search_##NAME(sample, b->samples, b->bins, k, 0, b->bins - 1);      \
+        PB_SPLITTER_WHOLE_SEARCH(NAME, T)                                                          \
         const uint32_t entry = b->cell_splitters[pb_splitter_cell_##NAME(b, k)];                   \
-        const uint32_t first = entry & 0xffffu, count = entry >> 16;                               \
-        return count ? pb_splitter_search_##NAME(sample, b->samples, b->bins, k, first,            \
-                                                 first + count)                                    \
-                     : first;                                                                      \
+        const T *splitters = (const T *)(b->cell_splitters + pb_splitter_entry_words(b->cells));   \
+        uint32_t first = entry & 0xffffu, count = entry >> 16;                                     \
+        while (count) {                                                                            \
+            const uint32_t half = count / 2;                                                       \
+            if (splitters[first + half] <= k) {                                                    \
+                first += half + 1;                                                                 \
+                count -= half + 1;                                                                 \
+            } else {                                                                               \
+                count = half;                                                                      \
+            }                                                                                      \
+        }                                                                                          \
+        return first;                                                                              \
     }
 PB_SPLITTER_RULE(u32, uint32_t, pb_splitter_cell32(b, k))
 PB_SPLITTER_RULE(i32, int32_t, pb_splitter_cell32(b, (uint32_t)k))

@@ -37,8 +37,10 @@ struct pb_bucket {
      * the function (host for the CPU, device for kernels) */
     const void *sample;
     uint32_t samples;
-    /* splitters, optional (NULL: search them all): per cell, its first splitter | the
-     * count of its splitters << 16 (pb_splitter_cells_new), in the same memory as sample */
+    /* splitters, optional on the host (NULL: search the sample), required by kernels: per
+     * cell, its first splitter | the count of its splitters << 16, then (from
+     * pb_splitter_entry_words(cells) words on) the bins - 1 splitters, compact
+     * (pb_splitter_cells_new), in the same memory as sample */
     const uint32_t *cell_splitters;
     uint32_t cells;
 };
@@ -81,10 +83,15 @@ void pb_bucket_range_rule(enum pb_dtype t, uint32_t count, const struct pb_key_r
  * an even stride; sample must hold that many keys. Returns the count. */
 uint32_t pb_splitter_sample(enum pb_dtype t, const void *keys, uint64_t n, void *sample);
 /* Gives splitter bucket b (its sample on the host, bins <= 65536) a cell index over the
- * keys' range r: its rule in b, its b->cells entries in a table that b->cell_splitters
- * points to and the caller frees (or copies to the device, pointing there instead).
- * NULL, b unchanged, when out of memory. */
-uint32_t *pb_splitter_cells_new(struct pb_bucket *b, const struct pb_key_range *r);
+ * keys' range r, cells_per_bin cells a bin up to 16384 (0: one cell, a plain binary search
+ * over the compact splitters): its rule in b, its b->cells entries and the compact
+ * splitters in one block of pb_splitter_cells_bytes(b) that b->cell_splitters points to
+ * and the caller frees (or copies to the device, pointing there instead). NULL, b
+ * unchanged, when out of memory. */
+#define PB_SPLITTER_CELLS_PER_BIN 16u
+uint32_t *pb_splitter_cells_new(struct pb_bucket *b, const struct pb_key_range *r,
+                                uint32_t cells_per_bin);
+size_t pb_splitter_cells_bytes(const struct pb_bucket *b);
 /* The bucket function of a case, from its input's key range. */
 void pb_multisplit_case_bucket(const struct pb_case *c, const struct pb_input *in,
                                struct pb_bucket *b);

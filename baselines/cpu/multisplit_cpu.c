@@ -27,7 +27,7 @@ static int cpu_prepare(struct pb_run *r) {
     s->next = malloc((size_t)s->threads * s->bucket.bins * sizeof *s->next);
     if (!s->next) return -1;
     if (s->bucket.kind == PB_BUCKET_SPLITTERS &&
-        !(s->cells = pb_splitter_cells_new(&s->bucket, &x->range)))
+        !(s->cells = pb_splitter_cells_new(&s->bucket, &x->range, PB_SPLITTER_CELLS_PER_BIN)))
         return -1;
     return 0;
 }
