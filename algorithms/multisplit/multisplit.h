@@ -18,8 +18,8 @@ enum pb_bucket_kind {
     PB_BUCKET_SPLITTERS,
 };
 
-/* Splitters are not stored: splitter i (0 <= i < bins - 1) is sample[(i + 1) * samples /
- * bins] of a sorted sample of the input, so one sample serves every bin count. */
+/* Splitter i (0 <= i < bins - 1) is sample[(i + 1) * samples / bins] of a sorted sample of
+ * the input, so one sample serves every bin count; a cell index also keeps them compact. */
 #define PB_SPLITTER_MAX_SAMPLES 65536u
 
 /* A bucket function, with its constants: made once per input on the host, passed by
