@@ -42,6 +42,9 @@ int pb_multisplit_large_plan(const struct pb_multisplit_args *a, size_t *scratch
 int pb_multisplit_large_launch(const struct pb_multisplit_args *a, cudaStream_t stream);
 int pb_multisplit_cub_plan(const struct pb_multisplit_args *a, size_t *scratch_bytes);
 int pb_multisplit_cub_launch(const struct pb_multisplit_args *a, cudaStream_t stream);
+/* bins[i]: key i's bin (bin_ids.cu); with index, index[i] = i. */
+int pb_multisplit_bin_ids(const struct pb_multisplit_args *a, uint32_t *bins, uint32_t *index,
+                          cudaStream_t stream);
 /* Whether bpw's 32-slot buffers for every bin fit the device's shared memory per block;
  * when not, the bytes they would need. */
 bool pb_multisplit_bpw_fits(int dtype, bool pairs, uint32_t bins, size_t *needed,

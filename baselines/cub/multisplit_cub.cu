@@ -12,16 +12,6 @@ namespace pb_ms {
 namespace {
 
 template <class T>
-__global__ void bin_ids_kernel(const T *__restrict__ keys, uint64_t n, pb_bucket bucket,
-                               uint32_t *__restrict__ bins, uint32_t *__restrict__ index) {
-    for (uint64_t i = blockIdx.x * (uint64_t)blockDim.x + threadIdx.x; i < n;
-         i += (uint64_t)gridDim.x * blockDim.x) {
-        bins[i] = bin_of(bucket, keys[i]);
-        if (index) index[i] = (uint32_t)i;
-    }
-}
-
-template <class T>
 __global__ void gather_kernel(const T *__restrict__ keys, const uint32_t *__restrict__ values,
                               const uint32_t *__restrict__ order, uint64_t n,
                               T *__restrict__ out_keys, uint32_t *__restrict__ out_values) {
@@ -83,8 +73,8 @@ template <class T> int launch_for(const pb_multisplit_args *a, cudaStream_t stre
     const int64_t n = (int64_t)a->n;
     const int bits = bits_for(a->bucket.bins);
     const int grid = 4 * device_sms();
-    bin_ids_kernel<<<grid, 256, 0, stream>>>(static_cast<const T *>(a->keys), a->n, a->bucket,
-                                             s.bins_in, s.index_in);
+    e = (cudaError_t)pb_multisplit_bin_ids(a, s.bins_in, s.index_in, stream);
+    if (e != cudaSuccess) return (int)e;
     size_t temp = s.temp_bytes;
     if (pairs) {
         e = cub::DeviceRadixSort::SortPairs(s.temp, temp, s.bins_in, s.bins_out, s.index_in,

@@ -8,7 +8,9 @@
  * size (PB_MULTISPLIT_COUNTER_ITEMS; by default 16 up to 2^20 keys, 32 above), and the
  * tiles sorted by both digits and the two passes from one count wherever they can be
  * (PB_MULTISPLIT_TILE_ROUNDS=1, PB_MULTISPLIT_SHARED_COUNT=1; by default from 2^26 keys,
- * and from 2^23 keys and more by the bin count). */
+ * and from 2^23 keys and more by the bin count); splitter buckets over 4-byte keys alone
+ * split their bin ids, and in two settings (PB_MULTISPLIT_BIN_IDS=0) evaluate the
+ * splitters in the passes. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stdbool.h>
@@ -69,6 +71,8 @@ static void every_type_bucket_and_bin_count(void **state) {
                 check(sizes[s], dtypes[t], "uniform", "u32", "range", bins[b]);
                 check(sizes[s], dtypes[t], "uniform", "none", "modulo", bins[b]);
                 check(sizes[s], dtypes[t], "normal", "u32", "splitters", bins[b]);
+                /* keys alone: 4-byte keys split their bin ids (backend_auto.c) */
+                if (s == 0) check(sizes[s], dtypes[t], "uniform", "none", "splitters", bins[b]);
             }
 }
 
@@ -158,10 +162,10 @@ int main(void) {
      * by counters where they apply (in tiles of the default size, then of 32 and 24 keys a
      * thread), then always by lane masks; then with tiles sorted by both digits and the
      * two passes from one count wherever they apply */
-    const char *settings[][5] = {{"1", "", "", "", ""},      {"0", "", "", "", ""},
-                                 {"1", "", "32", "", ""},    {"0", "", "24", "", ""},
-                                 {"1", "masks", "", "", ""}, {"0", "masks", "", "", ""},
-                                 {"0", "", "", "1", "1"}};
+    const char *settings[][6] = {{"1", "", "", "", "", ""},      {"0", "", "", "", "", ""},
+                                 {"1", "", "32", "", "", "0"},   {"0", "", "24", "", "", ""},
+                                 {"1", "masks", "", "", "", ""}, {"0", "masks", "", "", "", "0"},
+                                 {"0", "", "", "1", "1", ""}};
     int failed = 0;
     for (size_t i = 0; i < COUNT(settings); i++) {
         setenv("PB_MULTISPLIT_FUSED", settings[i][0], 1);
@@ -169,10 +173,12 @@ int main(void) {
         setenv("PB_MULTISPLIT_COUNTER_ITEMS", settings[i][2], 1);
         setenv("PB_MULTISPLIT_TILE_ROUNDS", settings[i][3], 1);
         setenv("PB_MULTISPLIT_SHARED_COUNT", settings[i][4], 1);
+        setenv("PB_MULTISPLIT_BIN_IDS", settings[i][5], 1);
         print_message("PB_MULTISPLIT_FUSED=%s PB_MULTISPLIT_RANK=%s PB_MULTISPLIT_COUNTER_ITEMS=%s "
-                      "PB_MULTISPLIT_TILE_ROUNDS=%s PB_MULTISPLIT_SHARED_COUNT=%s\n",
+                      "PB_MULTISPLIT_TILE_ROUNDS=%s PB_MULTISPLIT_SHARED_COUNT=%s "
+                      "PB_MULTISPLIT_BIN_IDS=%s\n",
                       settings[i][0], settings[i][1], settings[i][2], settings[i][3],
-                      settings[i][4]);
+                      settings[i][4], settings[i][5]);
         failed += _cmocka_run_group_tests("multisplit_gpu", tests, count, NULL, NULL);
     }
     return failed;
