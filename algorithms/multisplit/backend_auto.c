@@ -29,6 +29,10 @@ static bool splits_bin_ids(const struct pb_multisplit_args *a) {
 /* Where the ids and the inner split's scratch lie in a's scratch. */
 static size_t ids_bytes(uint64_t n) { return (n * sizeof(uint32_t) + 255) / 256 * 256; }
 
+/* Stands for a's keys as the ids' values when a plan is made before the keys exist: a plan
+ * reads only whether there are values. */
+static const uint32_t keys_to_come;
+
 /* The split of the bin ids: keys the ids, values a's keys, out_values a's out_keys. */
 static struct pb_multisplit_args split_of_ids(const struct pb_multisplit_args *a) {
     struct pb_multisplit_args ids = *a;
@@ -36,7 +40,7 @@ static struct pb_multisplit_args split_of_ids(const struct pb_multisplit_args *a
     pb_bucket_make(PB_BUCKET_RANGE, PB_U32, a->bucket.bins, &every_bin, &ids.bucket);
     char *scratch = a->scratch;
     ids.keys = scratch;
-    ids.values = a->keys;
+    ids.values = a->keys ? a->keys : &keys_to_come;
     ids.out_keys = scratch ? scratch + ids_bytes(a->n) : NULL;
     ids.out_values = a->out_keys;
     ids.scratch = scratch ? scratch + 2 * ids_bytes(a->n) : NULL;
