@@ -15,12 +15,13 @@ struct gpu_state {
 /* Splitter buckets get a cell index (splitter_cells.c) on the device, which their kernels
  * require, made here from the host sample before the sample pointer turns to the device
  * copy. PB_MULTISPLIT_SPLITTER_CELLS=N sets the cells a bin (0: one cell, a plain binary
- * search; for A/B runs). */
+ * search; unset or empty: the default; for A/B runs). */
 static int give_splitter_cells(struct pb_run *r, struct gpu_state *s) {
     struct pb_bucket *b = &s->args.bucket;
     if (b->kind != PB_BUCKET_SPLITTERS) return 0;
     const char *knob = getenv("PB_MULTISPLIT_SPLITTER_CELLS");
-    const uint32_t per_bin = knob ? (uint32_t)strtoul(knob, NULL, 10) : PB_SPLITTER_CELLS_PER_BIN;
+    const uint32_t per_bin =
+        knob && *knob ? (uint32_t)strtoul(knob, NULL, 10) : PB_SPLITTER_CELLS_PER_BIN;
     const struct pb_multisplit_extra *x = r->in->extra;
     uint32_t *table = pb_splitter_cells_new(b, &x->range, per_bin);
     if (!table) return pb_run_cuda_failed(r, cudaErrorMemoryAllocation, "splitter cells");
