@@ -229,8 +229,9 @@ static void splitter_cells_give_the_searched_bin(void **state) {
                 plain.samples = pb_splitter_sample(types[t], keys, N, sample);
                 plain.sample = sample;
                 /* one cell (the knob's plain search), an odd count, the default */
-                for (uint32_t per_bin = 0; per_bin <= PB_SPLITTER_CELLS_PER_BIN; per_bin += 3) {
-                    if (per_bin == 15) per_bin = PB_SPLITTER_CELLS_PER_BIN;
+                const uint32_t cells_per_bin[] = {0, 3, 6, 9, 12, PB_SPLITTER_CELLS_PER_BIN};
+                for (size_t c = 0; c < COUNT(cells_per_bin); c++) {
+                    const uint32_t per_bin = cells_per_bin[c];
                     indexed = plain;
                     uint32_t *other = pb_splitter_cells_new(&indexed, &r, per_bin);
                     assert_non_null(other);

@@ -1,28 +1,27 @@
 /* multisplit/auto: our design (slice_scatter.cu) for every bin count.
  *
- * Splitter buckets over 4-byte keys alone above kBinIdsAbove bins first write each key's
- * bin once (pb_multisplit_bin_ids) and then split those ids, carrying the keys as their
- * values, with range buckets over [0, bins) (bin = id exactly). A splitter bin is a lookup
- * and a short search, which the slice kernels would otherwise do in every count and
- * scatter pass of the two such bin counts take; the ids cost 8 more bytes a key and passes
- * that carry values. H200, 2^26 u32 keys, time against PB_MULTISPLIT_BIN_IDS=0 (session 36
- * call 3, configs/tests/multisplit-bin-ids.json, results/h200/session36-call3-*): 72 bins
- * +25.4% (one pass), 361 -1.1% (i32 and f32 at 2^24 +2.0 and +3.1%), 5000 -31.3%, 12288
- * -48.0%, 65536 -58.1%, zipf keys at 5000 -63.8%; so above the most bins large inputs
- * split in one pass (not measured between 361 and 5000 bins, nor on small inputs). Other key sizes
- * and key-value inputs would need a second value to carry, so they evaluate splitters in the
- * passes. PB_MULTISPLIT_BIN_IDS=0 turns this off (tests and A/B runs). */
+ * Splitter buckets over 4-byte keys alone above PB_MULTISPLIT_ONE_PASS_MAX_BINS bins (where
+ * large inputs take two passes) first write each key's bin once (pb_multisplit_bin_ids),
+ * then split those ids, carrying the keys as their values, with range buckets over
+ * [0, bins) (bin = id exactly). A splitter bin is a lookup and a short search, which the
+ * slice kernels would otherwise do in both counts and both scatters; the ids cost 8 more
+ * bytes a key and passes that carry values. H200, 2^26 u32 keys, time against
+ * PB_MULTISPLIT_BIN_IDS=0 (session 36 call 3, configs/tests/multisplit-bin-ids.json,
+ * results/h200/session36-call3-*): 72 bins +25.4% (one pass), 361 -1.1% (i32 and f32 at
+ * 2^24 +2.0 and +3.1%), 5000 -31.3%, 12288 -48.0%, 65536 -58.1%, zipf keys at 5000
+ * -63.8% (not measured between 361 and 5000 bins, nor on small inputs). Other key sizes
+ * and key-value inputs would need a second value to carry, so they evaluate splitters in
+ * the passes. PB_MULTISPLIT_BIN_IDS=0 turns this off (tests and A/B runs). */
 #include <stdlib.h>
 #include <string.h>
 
 #include "multisplit_gpu.h"
 
-enum { kBinIdsAbove = 384 };
-
 static bool splits_bin_ids(const struct pb_multisplit_args *a) {
     const char *knob = getenv("PB_MULTISPLIT_BIN_IDS");
     if (knob && strcmp(knob, "0") == 0) return false;
-    return a->bucket.kind == PB_BUCKET_SPLITTERS && !a->values && a->bucket.bins > kBinIdsAbove &&
+    return a->bucket.kind == PB_BUCKET_SPLITTERS && !a->values &&
+           a->bucket.bins > PB_MULTISPLIT_ONE_PASS_MAX_BINS &&
            pb_dtype_size((enum pb_dtype)a->bucket.dtype) == 4;
 }
 
@@ -44,8 +43,6 @@ static struct pb_multisplit_args split_of_ids(const struct pb_multisplit_args *a
     ids.out_keys = scratch ? scratch + ids_bytes(a->n) : NULL;
     ids.out_values = a->out_keys;
     ids.scratch = scratch ? scratch + 2 * ids_bytes(a->n) : NULL;
-    ids.scratch_bytes =
-        a->scratch_bytes > 2 * ids_bytes(a->n) ? a->scratch_bytes - 2 * ids_bytes(a->n) : 0;
     return ids;
 }
 

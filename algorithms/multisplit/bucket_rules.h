@@ -192,18 +192,17 @@ static inline uint32_t pb_bucket_at(const struct pb_bucket *b, const void *keys,
     }
 }
 
-/* The cell of splitter i on the host, for any key type. */
-static inline uint32_t pb_splitter_cell_at(const struct pb_bucket *b, uint32_t i) {
-    const uint32_t at = pb_splitter_index(i, b->samples, b->bins);
+/* The cell of key *k on the host, for any key type. */
+static inline uint32_t pb_splitter_cell_of(const struct pb_bucket *b, const void *k) {
     switch (b->dtype) {
     case PB_U32:
-        return pb_splitter_cell_u32(b, ((const uint32_t *)b->sample)[at]);
+        return pb_splitter_cell_u32(b, *(const uint32_t *)k);
     case PB_I32:
-        return pb_splitter_cell_i32(b, ((const int32_t *)b->sample)[at]);
+        return pb_splitter_cell_i32(b, *(const int32_t *)k);
     case PB_U64:
-        return pb_splitter_cell_u64(b, ((const uint64_t *)b->sample)[at]);
+        return pb_splitter_cell_u64(b, *(const uint64_t *)k);
     default:
-        return pb_splitter_cell_f32(b, ((const float *)b->sample)[at]);
+        return pb_splitter_cell_f32(b, *(const float *)k);
     }
 }
 #endif

@@ -49,6 +49,9 @@ int pb_multisplit_bin_ids(const struct pb_multisplit_args *a, uint32_t *bins, ui
  * when not, the bytes they would need. */
 bool pb_multisplit_bpw_fits(int dtype, bool pairs, uint32_t bins, size_t *needed,
                             size_t *available);
+/* multisplit/auto splits large inputs of keys alone in one pass up to this many bins
+ * (slice_scatter.cu's kSinglePassMaxBins), in two above. */
+#define PB_MULTISPLIT_ONE_PASS_MAX_BINS 384u
 /* The seed's direct method takes at most this many bins. */
 #define PB_MULTISPLIT_LARGE_MAX_BINS 12288
 

@@ -66,7 +66,7 @@ constexpr int kWarps = kThreads / 32;
  * 0.109 / 0.130 and 0.203 / 0.214 ms but 1024 bins 0.097 / 0.086 at 2^22; at 2^20 keys,
  * where one pass's fewer launches weigh most, 1024 bins 36.8 against 45.8 us (2048: 53.9
  * against 46.2). */
-constexpr uint32_t kSinglePassMaxBins = 384;
+constexpr uint32_t kSinglePassMaxBins = PB_MULTISPLIT_ONE_PASS_MAX_BINS;
 constexpr uint64_t kMidInputKeys = 1ull << 24;
 constexpr uint32_t kMidSinglePassMaxBins = 512;
 constexpr uint64_t kSmallInputKeys = 1ull << 21;

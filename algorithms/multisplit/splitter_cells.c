@@ -31,11 +31,12 @@ uint32_t *pb_splitter_cells_new(struct pb_bucket *b, const struct pb_key_range *
     b->cells = cells;
     char *splitters = (char *)(table + entry_words);
     for (uint32_t i = 0; i + 1 < b->bins; i++) {
-        table[pb_splitter_cell_at(b, i)] += 1u << 16;
-        memcpy(splitters + (size_t)i * key_size,
+        char *splitter = splitters + (size_t)i * key_size;
+        memcpy(splitter,
                (const char *)b->sample +
                    (size_t)pb_splitter_index(i, b->samples, b->bins) * key_size,
                key_size);
+        table[pb_splitter_cell_of(b, splitter)] += 1u << 16;
     }
     /* the cells rise with the splitters, so each cell's splitters follow the ones before */
     uint32_t first = 0;
