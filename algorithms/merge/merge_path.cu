@@ -47,6 +47,7 @@
 #include "merge_search.cuh"
 #include "merge_tile.cuh"
 #include "multiway.cuh"
+#include "value_split.cuh"
 
 namespace pb_merge_path {
 namespace {
@@ -285,7 +286,8 @@ __global__ void gather_kernel(const K *__restrict__ keys, const uint32_t *__rest
 /* kSort: CUB's radix sort of (ordered key bits, input index) and a gather, for any key type;
  * kSortKeys: of the keys themselves (and their values), for 4-byte keys, whose stable sort
  * is the stable merge (CUB's radix sort takes -0.0 and +0.0 as equal, as the merge does). */
-enum Mode { kNothing, kCopy, kRounds, kMultiway, kSort, kSortKeys };
+enum Mode { kNothing, kCopy, kRounds, kMultiway, kSort, kSortKeys, kSplit };
+namespace split = pb::merge::split;
 
 struct Plan {
     Mode mode;
@@ -294,7 +296,8 @@ struct Plan {
     pb_merge_multiway::Pass shapes[pb::merge::multiway::kMaxPasses]; /* kMultiway: levels */
     uint32_t max_tiles; /* an upper bound on any round's tiles */
     size_t merge_smem;
-    size_t sort_temp;
+    size_t sort_temp;   /* kSplit: for the samples' sort and for the fallback's */
+    split::Shape split; /* kSplit */
 };
 
 /* Scratch carved from one allocation, 256-byte aligned pieces. */
@@ -318,6 +321,7 @@ struct Scratch {
     uint32_t *index_in, *index_out;
     void *sort_temp;
     pb_merge_multiway::Pass pass[pb::merge::multiway::kMaxPasses]; /* kMultiway */
+    split::Scratch split;                                          /* kSplit */
 };
 
 /* The most keys in one group of `lists` neighbouring lists: from the host's list offsets
@@ -372,6 +376,8 @@ Scratch carve(const pb_merge_args *a, const Plan &p, bool pairs, void *base, siz
         }
     } else if (p.mode == kSortKeys) {
         s.sort_temp = c.take<unsigned char>(p.sort_temp);
+    } else if (p.mode == kSplit) {
+        s.split = split::carve(c, p.split, a->k, p.sort_temp);
     } else if (p.mode == kSort) {
         s.ordered_in = c.take<O>(a->n);
         s.ordered_out = c.take<O>(a->n);
@@ -442,9 +448,10 @@ inline bool sort_beats_merge(const pb_merge_args *a, bool pairs, bool floats) {
 
 /* PB_MERGE_MODE=rounds, multiway or sort forces merge/path's method (tests run each; A/B
  * runs); unset or anything else: chosen by k and n. Past kMaxRoundLists lists it sorts. */
-enum Method { kByRounds, kByMultiway, kBySort, kBySize };
+enum Method { kByRounds, kByMultiway, kBySort, kBySplit, kBySize };
 inline Method forced_method() {
     const char *e = getenv("PB_MERGE_MODE");
+    if (e && strcmp(e, "split") == 0) return kBySplit;
     if (e && strcmp(e, "rounds") == 0) return kByRounds;
     if (e && strcmp(e, "multiway") == 0) return kByMultiway;
     if (e && strcmp(e, "sort") == 0) return kBySort;
@@ -465,6 +472,17 @@ template <class K> constexpr bool sorts_as_keys() {
     return sizeof(K) == 4; /* u32, i32 and f32: CUB sorts -0.0 and +0.0 as equal keys */
 }
 
+/* Where the one-pass value split (value_split.cuh) merges: 4-byte integer keys alone, up to
+ * 4096 lists (a tile thread owns at most 4), where it beats the other methods. */
+inline bool split_beats_merge(const pb_merge_args *a) {
+    (void)a;
+    return false;
+}
+template <class K> bool use_split(const pb_merge_args *a, bool pairs, Method m) {
+    if (!split::takes<K>() || pairs || a->k < 2 || a->k > 4096) return false;
+    return m == kBySplit || (m == kBySize && split_beats_merge(a));
+}
+
 /* pairs: whether the launch carries values (values and out_values both set). configure:
  * also allow the merge kernel its shared memory (in the untimed plan step; the timed launch
  * recomputes the plan without it). */
@@ -483,6 +501,21 @@ cudaError_t make_plan(const pb_merge_args *a, bool pairs, Plan &p, bool configur
         return cudaSuccess;
     }
     const Method method = forced_method();
+    if (use_split<K>(a, pairs, method)) {
+        p.mode = kSplit;
+        p.split = split::shape(a->n, a->k);
+        size_t fallback = 0;
+        cudaError_t e =
+            cub::DeviceRadixSort::SortKeys(nullptr, p.sort_temp, (const uint32_t *)nullptr,
+                                           (uint32_t *)nullptr, (int64_t)p.split.samples);
+        if (e == cudaSuccess)
+            e = cub::DeviceRadixSort::SortKeys(nullptr, fallback, (const K *)nullptr, (K *)nullptr,
+                                               (SortKeysItems)a->n);
+        if (fallback > p.sort_temp) p.sort_temp = fallback;
+        if constexpr (split::takes<K>())
+            if (e == cudaSuccess && configure) e = split::configure<K>();
+        return e;
+    }
     const bool sort = a->k > kMaxRoundLists || method == kBySort ||
                       (method == kBySize && sorts_as_keys<K>() &&
                        sort_beats_merge(a, pairs, std::is_floating_point<K>::value));
@@ -604,6 +637,17 @@ template <class K> int launch_for(const pb_merge_args *a, cudaStream_t stream) {
         return (int)cub::DeviceRadixSort::SortKeys(
             s.sort_temp, temp, keys, out, (SortKeysItems)a->n, 0, (int)sizeof(K) * 8, stream);
     }
+    case kSplit:
+        if constexpr (split::takes<K>()) {
+            bool fell_back = false;
+            e = split::run<K>(keys, a->n, a->offsets, a->k, out, p.split, s.split, p.sort_temp,
+                              a->sm_count, stream, &fell_back);
+            if (e != cudaSuccess || !fell_back) return (int)e;
+            size_t temp = p.sort_temp;
+            return (int)cub::DeviceRadixSort::SortKeys(s.split.sort_temp, temp, keys, out,
+                                                       (SortKeysItems)a->n, 0, 32, stream);
+        }
+        return (int)cudaErrorInvalidValue;
     case kSort:
         break;
     }

@@ -2,7 +2,8 @@
  * one, lists of size 1, all keys equal (stability, with values), duplicates across lists,
  * k past the SM count times the sublists per list, floats with zeros of both signs, keys
  * from a narrow range, every key type with and without values, and list sizes of every
- * kind. Three times: merge/path by pairwise rounds, by multiway passes, then by radix sort
+ * kind. Four times: merge/path by pairwise rounds, by multiway passes, by radix sort, then
+ * by the one-pass value split (4-byte integer keys alone; the others as by size)
  * (PB_MERGE_MODE), which it picks by size. */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -234,7 +235,7 @@ int main(void) {
         cmocka_unit_test(signed_zeros),         cmocka_unit_test(seed_like),
         cmocka_unit_test(bucketed_pass_shapes), cmocka_unit_test(narrow_range_keys),
     };
-    const char *modes[] = {"rounds", "multiway", "sort"};
+    const char *modes[] = {"rounds", "multiway", "sort", "split"};
     /* PB_TEST_MERGE_MODES (e.g. "rounds,sort"): only those, so that a long run under
      * compute-sanitizer can be split into jobs */
     const char *only = getenv("PB_TEST_MERGE_MODES");
@@ -247,7 +248,7 @@ int main(void) {
         failed += cmocka_run_group_tests(tests, NULL, NULL);
     }
     if (ran == 0) {
-        print_error("PB_TEST_MERGE_MODES=%s names none of rounds, multiway, sort\n", only);
+        print_error("PB_TEST_MERGE_MODES=%s names none of rounds, multiway, sort, split\n", only);
         return 1;
     }
     return failed;

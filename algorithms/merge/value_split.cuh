@@ -1,0 +1,569 @@
+/* A k-way merge of 4-byte integer keys alone in one pass over the keys, for many lists:
+ * the output is cut by key value, not by rank, so no tile needs a k-way search.
+ *
+ *  1. sample_kernel: every S-th key of the concatenation (S from k, sample_stride), and a
+ *     CUB radix sort of those samples.
+ *  2. every c-th sorted sample is a splitter; tile i holds the keys in
+ *     [splitter i, splitter i + 1), about target_keys() of them (the per-list error of a sample
+ *     is under S keys, so a tile's size strays by about S sqrt(k / 6)).
+ *  3. bounds_kernel: one read of the keys finds, for every list and splitter, how many of
+ *     the list's keys lie below the splitter (row-major bounds[row][list]): a list is
+ *     sorted, so a splitter's bound is where the keys cross it, and a thread walks its
+ *     stretch of keys once, comparing against the next splitter.
+ *  4. tile_kernel, a block a tile: its stretch of every list (rows i and i + 1), its output
+ *     place (the sum of row i), its keys copied into shared memory, bucketed linearly over
+ *     their range (about one key a bucket), the buckets scanned, the keys scattered into
+ *     bucket order and each thread's run of buckets insertion-sorted, then written out.
+ *
+ * A tile over kCap keys, or with a bucket over kBucketMost distinct keys, raises a flag; the
+ * launch then reads it (one synchronisation) and sorts the whole input with CUB's radix
+ * sort instead, which is the stable merge for 4-byte keys alone. So any input is merged
+ * right, and only inputs whose tiles the samples cannot bound (many equal keys, clusters)
+ * pay for the attempt. */
+#pragma once
+
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <type_traits>
+
+#include <cub/block/block_reduce.cuh>
+#include <cub/block/block_scan.cuh>
+#include <cub/device/device_radix_sort.cuh>
+
+#include "async_copy.cuh"
+#include "merge_keys.cuh"
+
+namespace pb::merge::split {
+
+constexpr int kThreads = 1024;
+constexpr int kItems = 16;
+constexpr int kCap = kThreads * kItems; /* the most keys a tile holds */
+constexpr int kBuckets = kCap;
+constexpr int kBucketsThread = kBuckets / kThreads;
+static_assert(kCap <= 65536 && kItems % 2 == 0, "places in a bucket fit 16 bits, two a register");
+constexpr uint32_t kBucketMost = 32;
+constexpr int kBoundsThreads = 256;
+constexpr int kBoundsItems = 16; /* consecutive keys a thread of bounds_kernel walks */
+
+template <class K> constexpr bool takes() { return sizeof(K) == 4 && std::is_integral<K>::value; }
+
+/* The keys a tile is cut for: PB_MERGE_SPLIT_TARGET (A/B runs), else 12288 (3/4 of kCap). */
+inline uint32_t target_keys() {
+    const char *e = getenv("PB_MERGE_SPLIT_TARGET");
+    const long t = e && *e ? strtol(e, nullptr, 10) : 12288;
+    return t < 1024 ? 1024u : t > kCap - 1024 ? (uint32_t)(kCap - 1024) : (uint32_t)t;
+}
+
+/* The sample stride: a tile's size strays from the target by about S sqrt(k / 6) keys
+ * (each list's count below a splitter is known to within S), kept to a fifth of the room
+ * between the target and kCap. */
+inline uint32_t sample_stride(uint32_t k, uint32_t target) {
+    const double s = (kCap - target) / (5.0 * __builtin_sqrt(k / 6.0 + 1.0));
+    return s < 1 ? 1u : s > target ? target : (uint32_t)s;
+}
+
+/* The team for k lists of a tile of `target` keys: the power of two at or above a
+ * stretch's mean length, 4 to 32 lanes. */
+inline uint32_t copy_team(uint32_t k, uint32_t target) {
+    uint32_t team = 4;
+    while (team < 32 && team * k < target) team *= 2;
+    return team;
+}
+
+struct Shape {
+    uint64_t samples;  /* M */
+    uint32_t stride;   /* S */
+    uint32_t per_tile; /* c: samples a tile */
+    uint32_t tiles;    /* P */
+    uint32_t team;     /* lanes that copy a stretch together */
+};
+
+inline Shape shape(uint64_t n, uint32_t k) {
+    Shape s{};
+    const uint32_t target = target_keys();
+    s.stride = sample_stride(k, target);
+    s.samples = n / s.stride;
+    s.per_tile = target / s.stride ? target / s.stride : 1;
+    s.tiles = s.samples ? (uint32_t)((s.samples - 1) / s.per_tile + 1) : 1;
+    s.team = copy_team(k, target);
+    return s;
+}
+
+#ifdef __CUDACC__
+__device__ __forceinline__ uint32_t to_bits(uint32_t x) { return x; }
+__device__ __forceinline__ uint32_t to_bits(int32_t x) { return (uint32_t)x ^ 0x80000000u; }
+template <class K> __device__ __forceinline__ K from_bits(uint32_t u) {
+    return std::is_signed<K>::value ? (K)(u ^ 0x80000000u) : (K)u;
+}
+
+template <class K>
+__global__ void sample_kernel(const K *keys, uint64_t samples, uint32_t stride, uint32_t *out) {
+    for (uint64_t m = blockIdx.x * (uint64_t)blockDim.x + threadIdx.x; m < samples;
+         m += (uint64_t)gridDim.x * blockDim.x)
+        out[m] = to_bits(keys[m * stride + stride / 2]);
+}
+
+/* splitter r (1 <= r < tiles) is sorted[r c]; row 0 and row `tiles` are the lists' ends. */
+__global__ void pick_kernel(const uint32_t *sorted, uint32_t per_tile, uint32_t tiles,
+                            uint32_t *splitters, uint32_t *flag) {
+    const uint32_t r = blockIdx.x * blockDim.x + threadIdx.x;
+    if (r == 0) {
+        *flag = 0;
+        splitters[0] = 0; /* row 0 takes every key; never compared, but defined */
+    }
+    if (r >= 1 && r < tiles) splitters[r] = sorted[(uint64_t)r * per_tile];
+}
+
+/* An empty list's column: every row 0. */
+__global__ void empty_lists_kernel(const uint64_t *offsets, uint32_t k, uint32_t rows,
+                                   uint32_t *bounds) {
+    const uint32_t j = blockIdx.x;
+    if (offsets[j] != offsets[j + 1]) return;
+    for (uint32_t r = threadIdx.x; r < rows; r += blockDim.x) bounds[(uint64_t)r * k + j] = 0;
+}
+
+/* Splitters (1..tiles-1) at or below x. */
+__device__ __forceinline__ uint32_t splitters_at_or_below(const uint32_t *spl, uint32_t tiles,
+                                                          uint32_t x) {
+    uint32_t lo = 1, hi = tiles; /* the first splitter above x lies in [lo, hi] */
+    while (lo < hi) {
+        const uint32_t mid = (lo + hi) / 2;
+        if (__ldg(spl + mid) <= x)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo - 1;
+}
+
+/* The list holding position g: the last j whose offset is at most g (empty lists share
+ * their offset with the next list, which is the one that holds g). */
+__device__ __forceinline__ uint32_t list_of(const uint64_t *offsets, uint32_t k, uint64_t g) {
+    uint32_t lo = 0, hi = k; /* the answer lies in [lo, hi] */
+    while (lo < hi) {
+        const uint32_t mid = (lo + hi + 1) / 2;
+        if (__ldg(offsets + mid) <= g)
+            lo = mid;
+        else
+            hi = mid - 1;
+    }
+    return lo;
+}
+
+/* Each thread walks kBoundsItems consecutive keys: the rows r whose splitter lies above the
+ * key before and at or below this one get this key's place in its list; a list's first key
+ * takes row 0 up, and past its last key the remaining rows take its length. */
+template <class K>
+__global__ __launch_bounds__(kBoundsThreads) void bounds_kernel(const K *keys, uint64_t n,
+                                                                const uint64_t *offsets, uint32_t k,
+                                                                const uint32_t *spl, uint32_t tiles,
+                                                                uint32_t *bounds) {
+    const uint64_t g0 = (blockIdx.x * (uint64_t)kBoundsThreads + threadIdx.x) * kBoundsItems;
+    if (g0 >= n) return;
+    uint32_t x[kBoundsItems];
+    if (g0 + kBoundsItems <= n && sizeof(K) == 4) {
+        const uint4 *p = reinterpret_cast<const uint4 *>(keys + g0);
+#pragma unroll
+        for (int q = 0; q < kBoundsItems / 4; q++) {
+            const uint4 v = __ldg(p + q);
+            x[4 * q] = to_bits((K)v.x);
+            x[4 * q + 1] = to_bits((K)v.y);
+            x[4 * q + 2] = to_bits((K)v.z);
+            x[4 * q + 3] = to_bits((K)v.w);
+        }
+    } else {
+#pragma unroll
+        for (int q = 0; q < kBoundsItems; q++) x[q] = g0 + q < n ? to_bits(keys[g0 + q]) : 0;
+    }
+    uint32_t j = list_of(offsets, k, g0);
+    uint64_t start = __ldg(offsets + j), end = __ldg(offsets + j + 1);
+    /* the rows already taken in list j: those at or below the key before g0 */
+    int64_t c =
+        g0 == start ? -1 : (int64_t)splitters_at_or_below(spl, tiles, to_bits(keys[g0 - 1]));
+    /* the next row's splitter, 2^32 past the last */
+    const auto splitter = [&](int64_t r) -> uint64_t {
+        return r < (int64_t)tiles ? __ldg(spl + r) : 1ull << 32;
+    };
+    uint64_t next = splitter(c + 1);
+#pragma unroll
+    for (int q = 0; q < kBoundsItems; q++) {
+        const uint64_t g = g0 + q;
+        if (g >= n) break;
+        const uint32_t local = (uint32_t)(g - start);
+        if (c < 0) { /* a list's first key */
+            bounds[j] = 0;
+            c = 0;
+            next = splitter(1);
+        }
+        while (next <= x[q]) {
+            c++;
+            bounds[(uint64_t)c * k + j] = local;
+            next = splitter(c + 1);
+        }
+        if (g + 1 == end) { /* past the list's last key */
+            const uint32_t len = (uint32_t)(end - start);
+            for (uint64_t r = (uint64_t)c + 1; r <= tiles; r++) bounds[r * k + j] = len;
+            if (g + 1 < n) {
+                j++;
+                while (__ldg(offsets + j + 1) == __ldg(offsets + j)) j++;
+                start = __ldg(offsets + j);
+                end = __ldg(offsets + j + 1);
+                c = -1;
+            }
+        }
+    }
+}
+
+/* A tile's stretches as one thread of tile_kernel sees them: its run of kLists lists
+ * (contiguous, for the scan), where each starts in its list and in the tile, and the
+ * tile's size and output place. */
+template <uint32_t kLists> struct TileStretches {
+    uint32_t lo[kLists], len[kLists];
+    uint32_t at;             /* where this thread's first stretch starts in the tile */
+    uint32_t keys;           /* the tile's keys, every thread */
+    unsigned long long base; /* its first output place, every thread */
+};
+
+template <uint32_t kLists> struct TileShared {
+    using Scan = cub::BlockScan<uint32_t, kThreads, cub::BLOCK_SCAN_WARP_SCANS>;
+    using Sum64 = cub::BlockReduce<unsigned long long, kThreads>;
+    using Reduce = cub::BlockReduce<uint32_t, kThreads>;
+    union {
+        typename Scan::TempStorage scan;
+        typename Sum64::TempStorage sum;
+        typename Reduce::TempStorage reduce;
+    } temp;
+    unsigned long long base;
+    uint32_t lo, hi;
+};
+
+/* Reads tile i's rows of the bounds: its size and place. Ends with a barrier. */
+template <uint32_t kLists>
+__device__ TileStretches<kLists> stretches_of(const uint32_t *bounds, uint32_t k, uint64_t i,
+                                              TileShared<kLists> &sh) {
+    TileStretches<kLists> t;
+    const uint32_t *row = bounds + i * k, *next = row + k;
+    uint32_t mine = 0;
+    unsigned long long below = 0;
+#pragma unroll
+    for (uint32_t l = 0; l < kLists; l++) {
+        const uint32_t j = threadIdx.x * kLists + l;
+        t.lo[l] = j < k ? __ldg(row + j) : 0;
+        t.len[l] = j < k ? __ldg(next + j) - t.lo[l] : 0;
+        mine += t.len[l];
+        below += t.lo[l];
+    }
+    typename TileShared<kLists>::Scan(sh.temp.scan).ExclusiveSum(mine, t.at, t.keys);
+    __syncthreads();
+    const unsigned long long base = typename TileShared<kLists>::Sum64(sh.temp.sum).Sum(below);
+    if (threadIdx.x == 0) sh.base = base;
+    __syncthreads();
+    t.base = sh.base;
+    return t;
+}
+
+/* Issues the copies of the tile's stretches into sk (4-byte cp.async, all in flight). A
+ * team of `team` lanes (a power of two, about a stretch's length) copies each of its lanes'
+ * stretches in turn, so that a warp's copy touches a few lines, not one a lane. */
+template <class K, uint32_t kLists>
+__device__ void copy_stretches(const K *keys, const uint64_t *offsets, uint32_t k,
+                               const TileStretches<kLists> &t, uint32_t *sk, uint32_t team) {
+    const uint32_t lane = threadIdx.x & 31, sub = lane & (team - 1), leader = lane - sub;
+    uint64_t src[kLists];
+    uint32_t dst[kLists], at = t.at;
+#pragma unroll
+    for (uint32_t l = 0; l < kLists; l++) {
+        const uint32_t j = threadIdx.x * kLists + l;
+        src[l] = j < k ? __ldg(offsets + j) + t.lo[l] : 0;
+        dst[l] = at;
+        at += t.len[l];
+    }
+    for (uint32_t m = 0; m < team; m++) {
+#pragma unroll
+        for (uint32_t l = 0; l < kLists; l++) {
+            const uint64_t from = __shfl_sync(0xffffffffu, src[l], leader + m);
+            const uint32_t to = __shfl_sync(0xffffffffu, dst[l], leader + m);
+            const uint32_t len = __shfl_sync(0xffffffffu, t.len[l], leader + m);
+            for (uint32_t q = sub; q < len; q += team)
+                pb::copy_async<4>(sk + to + q, keys + from + q);
+        }
+    }
+    pb::commit_async();
+}
+
+/* Sorts a tile whose D keys (raw K bits) have landed in sk and writes it to out; false
+ * (every thread) if a bucket holds more than kBucketMost distinct keys. Ends with a
+ * barrier. */
+template <class K, uint32_t kLists>
+__device__ bool sort_tile(uint32_t *sk, uint32_t *count, const TileStretches<kLists> &t,
+                          TileShared<kLists> &sh, K *out) {
+    const int th = (int)threadIdx.x;
+    const uint32_t D = t.keys;
+    /* the tile's range: its stretches' first and last keys */
+    uint32_t lo_key = ~0u, hi_key = 0, at = t.at;
+#pragma unroll
+    for (uint32_t l = 0; l < kLists; l++) {
+        if (t.len[l] == 0) continue;
+        lo_key = min(lo_key, to_bits((K)sk[at]));
+        hi_key = max(hi_key, to_bits((K)sk[at + t.len[l] - 1]));
+        at += t.len[l];
+    }
+    using Reduce = typename TileShared<kLists>::Reduce;
+    const uint32_t lo_all =
+        Reduce(sh.temp.reduce).Reduce(lo_key, [](uint32_t a, uint32_t b) { return a < b ? a : b; });
+    __syncthreads();
+    const uint32_t hi_all =
+        Reduce(sh.temp.reduce).Reduce(hi_key, [](uint32_t a, uint32_t b) { return a > b ? a : b; });
+    if (th == 0) {
+        sh.lo = lo_all;
+        sh.hi = hi_all;
+    }
+    for (int w = th; w < kBuckets; w += kThreads) count[w] = 0;
+    __syncthreads();
+    const uint32_t lo = sh.lo;
+    const uint64_t width = (uint64_t)sh.hi - lo + 1;
+    const bool by_value = width <= (uint64_t)kBuckets;
+    const uint32_t mul = by_value ? 0 : (uint32_t)(((uint64_t)kBuckets << 32) / width);
+
+    /* each key's place in its bucket, 16 bits (D <= kCap), two a register */
+    uint32_t key[kItems], rank[kItems / 2];
+#pragma unroll
+    for (int r = 0; r < kItems; r++) {
+        const uint32_t q = th + r * kThreads;
+        key[r] = 0;
+        if (r % 2 == 0) rank[r / 2] = 0;
+        if (q < D) {
+            key[r] = to_bits((K)sk[q]);
+            const uint32_t d = key[r] - lo, b = by_value ? d : __umulhi(d, mul);
+            rank[r / 2] |= atomicAdd(&count[b], 1u) << (r % 2 * 16);
+        }
+    }
+    __syncthreads();
+    /* counts to starts, each thread kBucketsThread consecutive buckets */
+    uint32_t sum = 0, most = 0, c[kBucketsThread];
+#pragma unroll
+    for (int w = 0; w < kBucketsThread; w++) {
+        c[w] = count[th * kBucketsThread + w];
+        sum += c[w];
+        most = max(most, c[w]);
+    }
+    uint32_t first;
+    typename TileShared<kLists>::Scan(sh.temp.scan).ExclusiveSum(sum, first);
+    {
+        uint32_t a = first;
+#pragma unroll
+        for (int w = 0; w < kBucketsThread; w++) {
+            count[th * kBucketsThread + w] = a;
+            a += c[w];
+        }
+    }
+    if (__syncthreads_or(most > kBucketMost && !by_value)) return false;
+#pragma unroll
+    for (int r = 0; r < kItems; r++) {
+        const uint32_t q = th + r * kThreads;
+        if (q < D) {
+            const uint32_t d = key[r] - lo, b = by_value ? d : __umulhi(d, mul);
+            sk[count[b] + (rank[r / 2] >> (r % 2 * 16) & 0xffff)] = key[r];
+        }
+    }
+    __syncthreads();
+    if (!by_value) { /* this thread's buckets hold sk[first, first + sum) */
+        for (uint32_t a = first + 1; a < first + sum; a++) {
+            const uint32_t v = sk[a];
+            uint32_t b = a;
+            while (b > first && sk[b - 1] > v) {
+                sk[b] = sk[b - 1];
+                b--;
+            }
+            sk[b] = v;
+        }
+        __syncthreads();
+    }
+    K *o = out + t.base;
+#pragma unroll
+    for (int r = 0; r < kItems; r++) {
+        const uint32_t q = th + r * kThreads;
+        if (q < D) o[q] = from_bits<K>(sk[q]);
+    }
+    __syncthreads();
+    return true;
+}
+
+/* A block a tile. */
+template <class K, uint32_t kLists>
+__global__ __launch_bounds__(kThreads, 1) void tile_kernel(const K *keys, const uint64_t *offsets,
+                                                           uint32_t k, const uint32_t *bounds,
+                                                           uint32_t team, K *out, uint32_t *flag) {
+    __shared__ TileShared<kLists> sh;
+    extern __shared__ __align__(16) uint32_t smem[];
+    uint32_t *sk = smem, *count = smem + kCap;
+    const TileStretches<kLists> t = stretches_of(bounds, k, blockIdx.x, sh);
+    if (t.keys > (uint32_t)kCap) {
+        if (threadIdx.x == 0) atomicOr(flag, 1u);
+        return;
+    }
+    if (t.keys == 0) return;
+    copy_stretches(keys, offsets, k, t, sk, team);
+    pb::wait_async_all();
+    __syncthreads();
+    if (!sort_tile(sk, count, t, sh, out) && threadIdx.x == 0) atomicOr(flag, 1u);
+}
+
+/* A block an SM, taking tiles in turn: the next tile's copies are in flight into the
+ * second key buffer while this one is sorted. */
+template <class K, uint32_t kLists>
+__global__ __launch_bounds__(kThreads, 1) void tile_loop_kernel(const K *keys,
+                                                                const uint64_t *offsets, uint32_t k,
+                                                                const uint32_t *bounds,
+                                                                uint32_t tiles, uint32_t team,
+                                                                K *out, uint32_t *flag) {
+    __shared__ TileShared<kLists> sh;
+    extern __shared__ __align__(16) uint32_t smem[];
+    uint32_t *count = smem + 2 * kCap;
+    uint32_t i = blockIdx.x;
+    if (i >= tiles) return;
+    TileStretches<kLists> t = stretches_of(bounds, k, i, sh);
+    int buf = 0;
+    /* one commit group a tile, empty for a tile over kCap, so that waiting for all but the
+     * newest group is waiting for the current tile */
+    if (t.keys <= (uint32_t)kCap)
+        copy_stretches(keys, offsets, k, t, smem, team);
+    else
+        pb::commit_async();
+    for (; i < tiles; i += gridDim.x) {
+        const uint32_t n_i = i + gridDim.x;
+        TileStretches<kLists> u{};
+        if (n_i < tiles) {
+            u = stretches_of(bounds, k, n_i, sh);
+            if (u.keys <= (uint32_t)kCap)
+                copy_stretches(keys, offsets, k, u, smem + (buf ^ 1) * kCap, team);
+            else
+                pb::commit_async();
+            pb::wait_async<1>(); /* this tile's copies, not the next one's */
+        } else {
+            pb::wait_async_all();
+        }
+        __syncthreads();
+        if (t.keys > (uint32_t)kCap) {
+            if (threadIdx.x == 0) atomicOr(flag, 1u);
+        } else if (t.keys > 0 && !sort_tile(smem + buf * kCap, count, t, sh, out) &&
+                   threadIdx.x == 0) {
+            atomicOr(flag, 1u);
+        }
+        t = u;
+        buf ^= 1;
+    }
+    pb::wait_async_all();
+}
+
+/* The scratch, carved in this order. */
+struct Scratch {
+    uint32_t *samples, *sorted, *splitters, *bounds, *flag;
+    void *sort_temp;
+};
+
+template <class Carver> Scratch carve(Carver &c, const Shape &sh, uint32_t k, size_t sort_temp) {
+    Scratch s;
+    s.samples = c.template take<uint32_t>(sh.samples + 1);
+    s.sorted = c.template take<uint32_t>(sh.samples + 1);
+    s.splitters = c.template take<uint32_t>(sh.tiles + 1);
+    s.bounds = c.template take<uint32_t>((size_t)(sh.tiles + 1) * k);
+    s.flag = c.template take<uint32_t>(1);
+    s.sort_temp = c.template take<unsigned char>(sort_temp);
+    return s;
+}
+
+/* PB_MERGE_SPLIT_LOOP=0: a block a tile (tile_kernel) instead of a block an SM taking
+ * tiles in turn with the next one's copies in flight (tile_loop_kernel), for A/B runs. */
+inline bool loop_tiles() {
+    const char *e = getenv("PB_MERGE_SPLIT_LOOP");
+    return !(e && strcmp(e, "0") == 0);
+}
+inline size_t tile_smem_bytes(bool loop) {
+    return (size_t)((loop ? 2 : 1) * kCap + kBuckets) * sizeof(uint32_t);
+}
+
+/* The lists a thread owns in tile_kernel, for k lists: 1, 2 or 4 (k <= 4096). */
+inline uint32_t lists_a_thread(uint32_t k) {
+    return k <= (uint32_t)kThreads ? 1 : k <= 2u * kThreads ? 2 : 4;
+}
+
+template <class K, uint32_t kLists> cudaError_t configure_lists() {
+    cudaError_t e =
+        cudaFuncSetAttribute(tile_kernel<K, kLists>, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                             (int)tile_smem_bytes(false));
+    if (e == cudaSuccess)
+        e = cudaFuncSetAttribute(tile_loop_kernel<K, kLists>,
+                                 cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                 (int)tile_smem_bytes(true));
+    return e;
+}
+template <class K> cudaError_t configure() {
+    cudaError_t e = configure_lists<K, 1>();
+    if (e == cudaSuccess) e = configure_lists<K, 2>();
+    if (e == cudaSuccess) e = configure_lists<K, 4>();
+    return e;
+}
+
+template <class K, uint32_t kLists>
+void launch_tiles(const K *keys, const uint64_t *offsets, uint32_t k, const uint32_t *bounds,
+                  uint32_t tiles, uint32_t team, int sms, K *out, uint32_t *flag,
+                  cudaStream_t stream) {
+    if (loop_tiles()) {
+        const uint32_t grid = tiles < (uint32_t)sms ? tiles : (uint32_t)sms;
+        tile_loop_kernel<K, kLists><<<grid, kThreads, tile_smem_bytes(true), stream>>>(
+            keys, offsets, k, bounds, tiles, team, out, flag);
+    } else {
+        tile_kernel<K, kLists><<<tiles, kThreads, tile_smem_bytes(false), stream>>>(
+            keys, offsets, k, bounds, team, out, flag);
+    }
+}
+
+/* The merge (keys to out); *fell_back: whether a tile could not be bound, so the caller
+ * must merge another way. Synchronises the stream once, to read the flag. */
+template <class K>
+cudaError_t run(const K *keys, uint64_t n, const uint64_t *offsets, uint32_t k, K *out,
+                const Shape &sh, const Scratch &s, size_t sort_temp, int sms, cudaStream_t stream,
+                bool *fell_back) {
+    *fell_back = false;
+    const uint32_t tiles = sh.tiles;
+    if (sh.samples > 0) {
+        const uint64_t blocks = (sh.samples + 255) / 256;
+        sample_kernel<K><<<(unsigned)(blocks < 4096 ? blocks : 4096), 256, 0, stream>>>(
+            keys, sh.samples, sh.stride, s.samples);
+        cudaError_t e = cudaGetLastError();
+        if (e != cudaSuccess) return e;
+        size_t temp = sort_temp;
+        e = cub::DeviceRadixSort::SortKeys(s.sort_temp, temp, s.samples, s.sorted,
+                                           (int64_t)sh.samples, 0, 32, stream);
+        if (e != cudaSuccess) return e;
+    }
+    pick_kernel<<<(tiles + 255) / 256, 256, 0, stream>>>(s.sorted, sh.per_tile, tiles, s.splitters,
+                                                         s.flag);
+    empty_lists_kernel<<<k, 256, 0, stream>>>(offsets, k, tiles + 1, s.bounds);
+    const uint64_t walkers = (n + kBoundsItems - 1) / kBoundsItems;
+    bounds_kernel<K><<<(unsigned)((walkers + kBoundsThreads - 1) / kBoundsThreads), kBoundsThreads,
+                       0, stream>>>(keys, n, offsets, k, s.splitters, tiles, s.bounds);
+    switch (lists_a_thread(k)) {
+    case 1:
+        launch_tiles<K, 1>(keys, offsets, k, s.bounds, tiles, sh.team, sms, out, s.flag, stream);
+        break;
+    case 2:
+        launch_tiles<K, 2>(keys, offsets, k, s.bounds, tiles, sh.team, sms, out, s.flag, stream);
+        break;
+    default:
+        launch_tiles<K, 4>(keys, offsets, k, s.bounds, tiles, sh.team, sms, out, s.flag, stream);
+    }
+    cudaError_t e = cudaGetLastError();
+    if (e != cudaSuccess) return e;
+    uint32_t flag = 0;
+    e = cudaMemcpyAsync(&flag, s.flag, sizeof flag, cudaMemcpyDeviceToHost, stream);
+    if (e == cudaSuccess) e = cudaStreamSynchronize(stream);
+    *fell_back = flag != 0;
+    return e;
+}
+#endif
+
+} // namespace pb::merge::split
