@@ -42,6 +42,10 @@ constexpr int kItems = 16;
 constexpr int kCap = kThreads * kItems; /* the most keys a tile holds */
 constexpr int kBuckets = kCap;
 constexpr int kBucketsThread = kBuckets / kThreads;
+/* Counter words: a pad word every 32 buckets, so that a warp's threads, each scanning its
+ * kBucketsThread consecutive buckets, meet no bank twice. */
+constexpr int kCounterWords = kBuckets + kBuckets / 32;
+__host__ __device__ constexpr uint32_t counter_at(uint32_t b) { return b + (b >> 5); }
 static_assert(kCap <= 65536 && kItems % 2 == 0, "places in a bucket fit 16 bits, two a register");
 constexpr uint32_t kBucketMost = 32;
 constexpr int kBoundsThreads = 256;
@@ -105,15 +109,30 @@ __global__ void sample_kernel(const K *keys, uint64_t samples, uint32_t stride, 
         out[m] = to_bits(keys[m * stride + stride / 2]);
 }
 
-/* splitter r (1 <= r < tiles) is sorted[r c]; row 0 and row `tiles` are the lists' ends. */
+/* Splitters are 33-bit: 2 v is the lower bound of key v (the keys below v lie under it),
+ * 2 v + 1 its upper bound, so a splitter s lies at or below key x where s <= 2 x. Splitter r
+ * (1 <= r < tiles) is 2 sorted[r c], or 2 sorted[r c] + 1 where the splitter before it is the
+ * same key: that tile then holds that key alone, in any number (single_valued), and the
+ * rest of its copies go to empty tiles. Row 0 takes every key, row `tiles` none. */
 __global__ void pick_kernel(const uint32_t *sorted, uint32_t per_tile, uint32_t tiles,
-                            uint32_t *splitters, uint32_t *flag) {
+                            unsigned long long *splitters, uint32_t *flag) {
     const uint32_t r = blockIdx.x * blockDim.x + threadIdx.x;
     if (r == 0) {
         *flag = 0;
-        splitters[0] = 0; /* row 0 takes every key; never compared, but defined */
+        splitters[0] = 0;
+        splitters[tiles] = 1ull << 33;
     }
-    if (r >= 1 && r < tiles) splitters[r] = sorted[(uint64_t)r * per_tile];
+    if (r >= 1 && r < tiles) {
+        const uint32_t v = sorted[(uint64_t)r * per_tile];
+        const bool again = r >= 2 && sorted[(uint64_t)(r - 1) * per_tile] == v;
+        splitters[r] = 2ull * v + (again ? 1 : 0);
+    }
+}
+
+/* Whether tile i holds one key value alone (its bounds are that key's two bounds). */
+__device__ __forceinline__ bool single_valued(const unsigned long long *spl, uint32_t i) {
+    const unsigned long long a = __ldg(spl + i);
+    return (a & 1) == 0 && __ldg(spl + i + 1) == a + 1;
 }
 
 /* An empty list's column: every row 0. */
@@ -124,13 +143,13 @@ __global__ void empty_lists_kernel(const uint64_t *offsets, uint32_t k, uint32_t
     for (uint32_t r = threadIdx.x; r < rows; r += blockDim.x) bounds[(uint64_t)r * k + j] = 0;
 }
 
-/* Splitters (1..tiles-1) at or below x. */
-__device__ __forceinline__ uint32_t splitters_at_or_below(const uint32_t *spl, uint32_t tiles,
-                                                          uint32_t x) {
+/* Splitters (1..tiles-1) at or below key x (s <= 2 x). */
+__device__ __forceinline__ uint32_t splitters_at_or_below(const unsigned long long *spl,
+                                                          uint32_t tiles, uint32_t x) {
     uint32_t lo = 1, hi = tiles; /* the first splitter above x lies in [lo, hi] */
     while (lo < hi) {
         const uint32_t mid = (lo + hi) / 2;
-        if (__ldg(spl + mid) <= x)
+        if (__ldg(spl + mid) <= 2ull * x)
             lo = mid + 1;
         else
             hi = mid;
@@ -158,8 +177,8 @@ __device__ __forceinline__ uint32_t list_of(const uint64_t *offsets, uint32_t k,
 template <class K>
 __global__ __launch_bounds__(kBoundsThreads) void bounds_kernel(const K *keys, uint64_t n,
                                                                 const uint64_t *offsets, uint32_t k,
-                                                                const uint32_t *spl, uint32_t tiles,
-                                                                uint32_t *bounds) {
+                                                                const unsigned long long *spl,
+                                                                uint32_t tiles, uint32_t *bounds) {
     const uint64_t g0 = (blockIdx.x * (uint64_t)kBoundsThreads + threadIdx.x) * kBoundsItems;
     if (g0 >= n) return;
     uint32_t x[kBoundsItems];
@@ -182,10 +201,8 @@ __global__ __launch_bounds__(kBoundsThreads) void bounds_kernel(const K *keys, u
     /* the rows already taken in list j: those at or below the key before g0 */
     int64_t c =
         g0 == start ? -1 : (int64_t)splitters_at_or_below(spl, tiles, to_bits(keys[g0 - 1]));
-    /* the next row's splitter, 2^32 past the last */
-    const auto splitter = [&](int64_t r) -> uint64_t {
-        return r < (int64_t)tiles ? __ldg(spl + r) : 1ull << 32;
-    };
+    /* the next row's splitter (row `tiles`: past every key) */
+    const auto splitter = [&](int64_t r) -> uint64_t { return __ldg(spl + r); };
     uint64_t next = splitter(c + 1);
 #pragma unroll
     for (int q = 0; q < kBoundsItems; q++) {
@@ -197,7 +214,7 @@ __global__ __launch_bounds__(kBoundsThreads) void bounds_kernel(const K *keys, u
             c = 0;
             next = splitter(1);
         }
-        while (next <= x[q]) {
+        while (next <= 2ull * x[q]) {
             c++;
             bounds[(uint64_t)c * k + j] = local;
             next = splitter(c + 1);
@@ -224,6 +241,10 @@ template <uint32_t kLists> struct TileStretches {
     uint32_t at;             /* where this thread's first stretch starts in the tile */
     uint32_t keys;           /* the tile's keys, every thread */
     unsigned long long base; /* its first output place, every thread */
+    bool one_value;          /* single_valued: written as copies of `value`, any number */
+    uint32_t value;
+    /* whether the tile is copied in and sorted: not empty, not one value, not over kCap */
+    __device__ bool sorted_in_shared() const { return keys > 0 && !one_value && keys <= kCap; }
 };
 
 template <uint32_t kLists> struct TileShared {
@@ -241,9 +262,11 @@ template <uint32_t kLists> struct TileShared {
 
 /* Reads tile i's rows of the bounds: its size and place. Ends with a barrier. */
 template <uint32_t kLists>
-__device__ TileStretches<kLists> stretches_of(const uint32_t *bounds, uint32_t k, uint64_t i,
-                                              TileShared<kLists> &sh) {
+__device__ TileStretches<kLists> stretches_of(const uint32_t *bounds, const unsigned long long *spl,
+                                              uint32_t k, uint64_t i, TileShared<kLists> &sh) {
     TileStretches<kLists> t;
+    t.one_value = single_valued(spl, (uint32_t)i);
+    t.value = (uint32_t)(__ldg(spl + i) >> 1);
     const uint32_t *row = bounds + i * k, *next = row + k;
     uint32_t mine = 0;
     unsigned long long below = 0;
@@ -320,7 +343,7 @@ __device__ bool sort_tile(uint32_t *sk, uint32_t *count, const TileStretches<kLi
         sh.lo = lo_all;
         sh.hi = hi_all;
     }
-    for (int w = th; w < kBuckets; w += kThreads) count[w] = 0;
+    for (int w = th; w < kCounterWords; w += kThreads) count[w] = 0;
     __syncthreads();
     const uint32_t lo = sh.lo;
     const uint64_t width = (uint64_t)sh.hi - lo + 1;
@@ -337,7 +360,7 @@ __device__ bool sort_tile(uint32_t *sk, uint32_t *count, const TileStretches<kLi
         if (q < D) {
             key[r] = to_bits((K)sk[q]);
             const uint32_t d = key[r] - lo, b = by_value ? d : __umulhi(d, mul);
-            rank[r / 2] |= atomicAdd(&count[b], 1u) << (r % 2 * 16);
+            rank[r / 2] |= atomicAdd(&count[counter_at(b)], 1u) << (r % 2 * 16);
         }
     }
     __syncthreads();
@@ -345,7 +368,7 @@ __device__ bool sort_tile(uint32_t *sk, uint32_t *count, const TileStretches<kLi
     uint32_t sum = 0, most = 0, c[kBucketsThread];
 #pragma unroll
     for (int w = 0; w < kBucketsThread; w++) {
-        c[w] = count[th * kBucketsThread + w];
+        c[w] = count[counter_at(th * kBucketsThread + w)];
         sum += c[w];
         most = max(most, c[w]);
     }
@@ -355,7 +378,7 @@ __device__ bool sort_tile(uint32_t *sk, uint32_t *count, const TileStretches<kLi
         uint32_t a = first;
 #pragma unroll
         for (int w = 0; w < kBucketsThread; w++) {
-            count[th * kBucketsThread + w] = a;
+            count[counter_at(th * kBucketsThread + w)] = a;
             a += c[w];
         }
     }
@@ -365,7 +388,7 @@ __device__ bool sort_tile(uint32_t *sk, uint32_t *count, const TileStretches<kLi
         const uint32_t q = th + r * kThreads;
         if (q < D) {
             const uint32_t d = key[r] - lo, b = by_value ? d : __umulhi(d, mul);
-            sk[count[b] + (rank[r / 2] >> (r % 2 * 16) & 0xffff)] = key[r];
+            sk[count[counter_at(b)] + (rank[r / 2] >> (r % 2 * 16) & 0xffff)] = key[r];
         }
     }
     __syncthreads();
@@ -391,67 +414,76 @@ __device__ bool sort_tile(uint32_t *sk, uint32_t *count, const TileStretches<kLi
     return true;
 }
 
+/* The work of a tile whose stretches are known and, if it is sorted_in_shared, have
+ * landed in sk: sorted and written, written as one value, or the flag raised (over kCap,
+ * or a bucket too full). */
+template <class K, uint32_t kLists>
+__device__ void finish_tile(uint32_t *sk, uint32_t *count, const TileStretches<kLists> &t,
+                            TileShared<kLists> &sh, K *out, uint32_t *flag) {
+    if (t.keys == 0) return;
+    if (t.one_value) {
+        const K v = from_bits<K>(t.value);
+        for (uint32_t q = threadIdx.x; q < t.keys; q += kThreads) out[t.base + q] = v;
+        return;
+    }
+    const bool done = t.keys <= (uint32_t)kCap && sort_tile(sk, count, t, sh, out);
+    if (!done && threadIdx.x == 0) atomicOr(flag, 1u);
+}
+
 /* A block a tile. */
 template <class K, uint32_t kLists>
 __global__ __launch_bounds__(kThreads, 1) void tile_kernel(const K *keys, const uint64_t *offsets,
                                                            uint32_t k, const uint32_t *bounds,
+                                                           const unsigned long long *spl,
                                                            uint32_t team, K *out, uint32_t *flag) {
     __shared__ TileShared<kLists> sh;
     extern __shared__ __align__(16) uint32_t smem[];
     uint32_t *sk = smem, *count = smem + kCap;
-    const TileStretches<kLists> t = stretches_of(bounds, k, blockIdx.x, sh);
-    if (t.keys > (uint32_t)kCap) {
-        if (threadIdx.x == 0) atomicOr(flag, 1u);
-        return;
+    const TileStretches<kLists> t = stretches_of(bounds, spl, k, blockIdx.x, sh);
+    if (t.sorted_in_shared()) {
+        copy_stretches(keys, offsets, k, t, sk, team);
+        pb::wait_async_all();
+        __syncthreads();
     }
-    if (t.keys == 0) return;
-    copy_stretches(keys, offsets, k, t, sk, team);
-    pb::wait_async_all();
-    __syncthreads();
-    if (!sort_tile(sk, count, t, sh, out) && threadIdx.x == 0) atomicOr(flag, 1u);
+    finish_tile(sk, count, t, sh, out, flag);
 }
 
 /* A block an SM, taking tiles in turn: the next tile's copies are in flight into the
  * second key buffer while this one is sorted. */
 template <class K, uint32_t kLists>
-__global__ __launch_bounds__(kThreads, 1) void tile_loop_kernel(const K *keys,
-                                                                const uint64_t *offsets, uint32_t k,
-                                                                const uint32_t *bounds,
-                                                                uint32_t tiles, uint32_t team,
-                                                                K *out, uint32_t *flag) {
+__global__ __launch_bounds__(kThreads,
+                             1) void tile_loop_kernel(const K *keys, const uint64_t *offsets,
+                                                      uint32_t k, const uint32_t *bounds,
+                                                      const unsigned long long *spl, uint32_t tiles,
+                                                      uint32_t team, K *out, uint32_t *flag) {
     __shared__ TileShared<kLists> sh;
     extern __shared__ __align__(16) uint32_t smem[];
     uint32_t *count = smem + 2 * kCap;
     uint32_t i = blockIdx.x;
     if (i >= tiles) return;
-    TileStretches<kLists> t = stretches_of(bounds, k, i, sh);
-    int buf = 0;
-    /* one commit group a tile, empty for a tile over kCap, so that waiting for all but the
+    /* one commit group a tile, empty for a tile not copied, so that waiting for all but the
      * newest group is waiting for the current tile */
-    if (t.keys <= (uint32_t)kCap)
-        copy_stretches(keys, offsets, k, t, smem, team);
-    else
-        pb::commit_async();
+    const auto start_copies = [&](const TileStretches<kLists> &t, uint32_t *sk) {
+        if (t.sorted_in_shared())
+            copy_stretches(keys, offsets, k, t, sk, team);
+        else
+            pb::commit_async();
+    };
+    TileStretches<kLists> t = stretches_of(bounds, spl, k, i, sh);
+    int buf = 0;
+    start_copies(t, smem);
     for (; i < tiles; i += gridDim.x) {
         const uint32_t n_i = i + gridDim.x;
         TileStretches<kLists> u{};
         if (n_i < tiles) {
-            u = stretches_of(bounds, k, n_i, sh);
-            if (u.keys <= (uint32_t)kCap)
-                copy_stretches(keys, offsets, k, u, smem + (buf ^ 1) * kCap, team);
-            else
-                pb::commit_async();
+            u = stretches_of(bounds, spl, k, n_i, sh);
+            start_copies(u, smem + (buf ^ 1) * kCap);
             pb::wait_async<1>(); /* this tile's copies, not the next one's */
         } else {
             pb::wait_async_all();
         }
         __syncthreads();
-        if (t.keys > (uint32_t)kCap) {
-            if (threadIdx.x == 0) atomicOr(flag, 1u);
-        } else if (t.keys > 0 && !sort_tile(smem + buf * kCap, count, t, sh, out) &&
-                   threadIdx.x == 0) {
-            atomicOr(flag, 1u);
-        }
+        finish_tile(smem + buf * kCap, count, t, sh, out, flag);
         t = u;
         buf ^= 1;
     }
@@ -460,7 +492,8 @@ __global__ __launch_bounds__(kThreads, 1) void tile_loop_kernel(const K *keys,
 
 /* The scratch, carved in this order. */
 struct Scratch {
-    uint32_t *samples, *sorted, *splitters, *bounds, *flag;
+    uint32_t *samples, *sorted, *bounds, *flag;
+    unsigned long long *splitters;
     void *sort_temp;
 };
 
@@ -468,7 +501,7 @@ template <class Carver> Scratch carve(Carver &c, const Shape &sh, uint32_t k, si
     Scratch s;
     s.samples = c.template take<uint32_t>(sh.samples + 1);
     s.sorted = c.template take<uint32_t>(sh.samples + 1);
-    s.splitters = c.template take<uint32_t>(sh.tiles + 1);
+    s.splitters = c.template take<unsigned long long>(sh.tiles + 1);
     s.bounds = c.template take<uint32_t>((size_t)(sh.tiles + 1) * k);
     s.flag = c.template take<uint32_t>(1);
     s.sort_temp = c.template take<unsigned char>(sort_temp);
@@ -482,7 +515,7 @@ inline bool loop_tiles() {
     return !(e && strcmp(e, "0") == 0);
 }
 inline size_t tile_smem_bytes(bool loop) {
-    return (size_t)((loop ? 2 : 1) * kCap + kBuckets) * sizeof(uint32_t);
+    return (size_t)((loop ? 2 : 1) * kCap + kCounterWords) * sizeof(uint32_t);
 }
 
 /* The lists a thread owns in tile_kernel, for k lists: 1, 2 or 4 (k <= 4096). */
@@ -509,15 +542,15 @@ template <class K> cudaError_t configure() {
 
 template <class K, uint32_t kLists>
 void launch_tiles(const K *keys, const uint64_t *offsets, uint32_t k, const uint32_t *bounds,
-                  uint32_t tiles, uint32_t team, int sms, K *out, uint32_t *flag,
-                  cudaStream_t stream) {
+                  const unsigned long long *spl, uint32_t tiles, uint32_t team, int sms, K *out,
+                  uint32_t *flag, cudaStream_t stream) {
     if (loop_tiles()) {
         const uint32_t grid = tiles < (uint32_t)sms ? tiles : (uint32_t)sms;
         tile_loop_kernel<K, kLists><<<grid, kThreads, tile_smem_bytes(true), stream>>>(
-            keys, offsets, k, bounds, tiles, team, out, flag);
+            keys, offsets, k, bounds, spl, tiles, team, out, flag);
     } else {
         tile_kernel<K, kLists><<<tiles, kThreads, tile_smem_bytes(false), stream>>>(
-            keys, offsets, k, bounds, team, out, flag);
+            keys, offsets, k, bounds, spl, team, out, flag);
     }
 }
 
@@ -548,13 +581,16 @@ cudaError_t run(const K *keys, uint64_t n, const uint64_t *offsets, uint32_t k, 
                        0, stream>>>(keys, n, offsets, k, s.splitters, tiles, s.bounds);
     switch (lists_a_thread(k)) {
     case 1:
-        launch_tiles<K, 1>(keys, offsets, k, s.bounds, tiles, sh.team, sms, out, s.flag, stream);
+        launch_tiles<K, 1>(keys, offsets, k, s.bounds, s.splitters, tiles, sh.team, sms, out,
+                           s.flag, stream);
         break;
     case 2:
-        launch_tiles<K, 2>(keys, offsets, k, s.bounds, tiles, sh.team, sms, out, s.flag, stream);
+        launch_tiles<K, 2>(keys, offsets, k, s.bounds, s.splitters, tiles, sh.team, sms, out,
+                           s.flag, stream);
         break;
     default:
-        launch_tiles<K, 4>(keys, offsets, k, s.bounds, tiles, sh.team, sms, out, s.flag, stream);
+        launch_tiles<K, 4>(keys, offsets, k, s.bounds, s.splitters, tiles, sh.team, sms, out,
+                           s.flag, stream);
     }
     cudaError_t e = cudaGetLastError();
     if (e != cudaSuccess) return e;
