@@ -641,7 +641,7 @@ template <class K> int launch_for(const pb_merge_args *a, cudaStream_t stream) {
         if constexpr (split::takes<K>()) {
             bool fell_back = false;
             e = split::run<K>(keys, a->n, a->offsets, a->k, out, p.split, s.split, p.sort_temp,
-                              a->sm_count, stream, &fell_back);
+                              stream, &fell_back);
             if (e != cudaSuccess || !fell_back) return (int)e;
             size_t temp = p.sort_temp;
             return (int)cub::DeviceRadixSort::SortKeys(s.split.sort_temp, temp, keys, out,

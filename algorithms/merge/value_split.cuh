@@ -7,13 +7,16 @@
  *     [splitter i, splitter i + 1), about target_keys() of them (the per-list error of a sample
  *     is under S keys, so a tile's size strays by about S sqrt(k / 6)).
  *  3. bounds_kernel: one read of the keys finds, for every list and splitter, how many of
- *     the list's keys lie below the splitter (row-major bounds[row][list]): a list is
- *     sorted, so a splitter's bound is where the keys cross it, and a thread walks its
- *     stretch of keys once, comparing against the next splitter.
- *  4. tile_kernel, a block a tile: its stretch of every list (rows i and i + 1), its output
- *     place (the sum of row i), its keys copied into shared memory, bucketed linearly over
- *     their range (about one key a bucket), the buckets scanned, the keys scattered into
- *     bucket order and each thread's run of buckets insertion-sorted, then written out.
+ *     the list's keys lie below the splitter (bounds[list][row], a list's rows
+ *     contiguous, so that a thread's writes are too): a list is sorted, so a splitter's
+ *     bound is where the keys cross it, and a thread walks its stretch of keys once,
+ *     comparing against the next splitter.
+ *  4. tile_kernel, a block a tile (two an SM): its stretch of every list (rows i and
+ *     i + 1), its output place (the sum of row i), its keys copied into shared memory by
+ *     cp.async, bucketed linearly over their range (about one key a bucket, 16-bit
+ *     counters), the buckets scanned, the keys scattered into bucket order (equal keys are
+ *     the same bits, so their order does not show) and each thread's run of buckets
+ *     insertion-sorted, then written out.
  *
  * A tile over kCap keys, or with a bucket over kBucketMost distinct keys, raises a flag; the
  * launch then reads it (one synchronisation) and sorts the whole input with CUB's radix
@@ -37,19 +40,23 @@
 
 namespace pb::merge::split {
 
-constexpr int kThreads = 1024;
-constexpr int kItems = 16;
+/* Two blocks an SM: 512 threads of at most 64 registers, and under half the shared memory. */
+constexpr int kThreads = 512;
+constexpr int kItems = 32;
 constexpr int kCap = kThreads * kItems; /* the most keys a tile holds */
 constexpr int kBuckets = kCap;
-constexpr int kBucketsThread = kBuckets / kThreads;
-/* Counter words: a pad word every 32 buckets, so that a warp's threads, each scanning its
- * kBucketsThread consecutive buckets, meet no bank twice. */
-constexpr int kCounterWords = kBuckets + kBuckets / 32;
-__host__ __device__ constexpr uint32_t counter_at(uint32_t b) { return b + (b >> 5); }
-static_assert(kCap <= 65536 && kItems % 2 == 0, "places in a bucket fit 16 bits, two a register");
+/* 16-bit counters, two a word; each thread scans kWordsThread consecutive words, and a pad
+ * word every 32 lets a warp's threads meet no bank twice. */
+constexpr int kWords = kBuckets / 2;
+constexpr int kWordsThread = kWords / kThreads;
+constexpr int kCounterWords = kWords + kWords / 32;
+__host__ __device__ constexpr uint32_t counter_word(uint32_t bucket) {
+    return (bucket >> 1) + (bucket >> 6);
+}
+static_assert(kCap < 65536, "a bucket's start fits 16 bits");
 constexpr uint32_t kBucketMost = 32;
 constexpr int kBoundsThreads = 256;
-constexpr int kBoundsItems = 16; /* consecutive keys a thread of bounds_kernel walks */
+constexpr int kBoundsItems = 32; /* consecutive keys a thread of bounds_kernel walks */
 
 template <class K> constexpr bool takes() { return sizeof(K) == 4 && std::is_integral<K>::value; }
 
@@ -140,7 +147,7 @@ __global__ void empty_lists_kernel(const uint64_t *offsets, uint32_t k, uint32_t
                                    uint32_t *bounds) {
     const uint32_t j = blockIdx.x;
     if (offsets[j] != offsets[j + 1]) return;
-    for (uint32_t r = threadIdx.x; r < rows; r += blockDim.x) bounds[(uint64_t)r * k + j] = 0;
+    for (uint32_t r = threadIdx.x; r < rows; r += blockDim.x) bounds[(uint64_t)j * rows + r] = 0;
 }
 
 /* Splitters (1..tiles-1) at or below key x (s <= 2 x). */
@@ -204,24 +211,26 @@ __global__ __launch_bounds__(kBoundsThreads) void bounds_kernel(const K *keys, u
     /* the next row's splitter (row `tiles`: past every key) */
     const auto splitter = [&](int64_t r) -> uint64_t { return __ldg(spl + r); };
     uint64_t next = splitter(c + 1);
+    uint32_t *col = bounds + (uint64_t)j * (tiles + 1); /* list j's rows */
 #pragma unroll
     for (int q = 0; q < kBoundsItems; q++) {
         const uint64_t g = g0 + q;
         if (g >= n) break;
         const uint32_t local = (uint32_t)(g - start);
         if (c < 0) { /* a list's first key */
-            bounds[j] = 0;
+            col = bounds + (uint64_t)j * (tiles + 1);
+            col[0] = 0;
             c = 0;
             next = splitter(1);
         }
         while (next <= 2ull * x[q]) {
             c++;
-            bounds[(uint64_t)c * k + j] = local;
+            col[c] = local;
             next = splitter(c + 1);
         }
         if (g + 1 == end) { /* past the list's last key */
             const uint32_t len = (uint32_t)(end - start);
-            for (uint64_t r = (uint64_t)c + 1; r <= tiles; r++) bounds[r * k + j] = len;
+            for (uint64_t r = (uint64_t)c + 1; r <= tiles; r++) col[r] = len;
             if (g + 1 < n) {
                 j++;
                 while (__ldg(offsets + j + 1) == __ldg(offsets + j)) j++;
@@ -260,21 +269,23 @@ template <uint32_t kLists> struct TileShared {
     uint32_t lo, hi;
 };
 
-/* Reads tile i's rows of the bounds: its size and place. Ends with a barrier. */
+/* Reads tile i's rows of the bounds (rows of them a list): its size and place. Ends with a
+ * barrier. */
 template <uint32_t kLists>
-__device__ TileStretches<kLists> stretches_of(const uint32_t *bounds, const unsigned long long *spl,
-                                              uint32_t k, uint64_t i, TileShared<kLists> &sh) {
+__device__ TileStretches<kLists> stretches_of(const uint32_t *bounds, uint32_t rows,
+                                              const unsigned long long *spl, uint32_t k, uint32_t i,
+                                              TileShared<kLists> &sh) {
     TileStretches<kLists> t;
-    t.one_value = single_valued(spl, (uint32_t)i);
+    t.one_value = single_valued(spl, i);
     t.value = (uint32_t)(__ldg(spl + i) >> 1);
-    const uint32_t *row = bounds + i * k, *next = row + k;
     uint32_t mine = 0;
     unsigned long long below = 0;
 #pragma unroll
     for (uint32_t l = 0; l < kLists; l++) {
         const uint32_t j = threadIdx.x * kLists + l;
-        t.lo[l] = j < k ? __ldg(row + j) : 0;
-        t.len[l] = j < k ? __ldg(next + j) - t.lo[l] : 0;
+        const uint32_t *col = bounds + (uint64_t)j * rows + i;
+        t.lo[l] = j < k ? __ldg(col) : 0;
+        t.len[l] = j < k ? __ldg(col + 1) - t.lo[l] : 0;
         mine += t.len[l];
         below += t.lo[l];
     }
@@ -349,46 +360,51 @@ __device__ bool sort_tile(uint32_t *sk, uint32_t *count, const TileStretches<kLi
     const uint64_t width = (uint64_t)sh.hi - lo + 1;
     const bool by_value = width <= (uint64_t)kBuckets;
     const uint32_t mul = by_value ? 0 : (uint32_t)(((uint64_t)kBuckets << 32) / width);
+    const auto bucket_of = [&](uint32_t key) {
+        const uint32_t d = key - lo;
+        return by_value ? d : __umulhi(d, mul);
+    };
 
-    /* each key's place in its bucket, 16 bits (D <= kCap), two a register */
-    uint32_t key[kItems], rank[kItems / 2];
+    uint32_t key[kItems];
 #pragma unroll
     for (int r = 0; r < kItems; r++) {
         const uint32_t q = th + r * kThreads;
-        key[r] = 0;
-        if (r % 2 == 0) rank[r / 2] = 0;
+        key[r] = q < D ? to_bits((K)sk[q]) : 0;
         if (q < D) {
-            key[r] = to_bits((K)sk[q]);
-            const uint32_t d = key[r] - lo, b = by_value ? d : __umulhi(d, mul);
-            rank[r / 2] |= atomicAdd(&count[counter_at(b)], 1u) << (r % 2 * 16);
+            const uint32_t b = bucket_of(key[r]);
+            atomicAdd(&count[counter_word(b)], 1u << (b & 1) * 16);
         }
     }
     __syncthreads();
-    /* counts to starts, each thread kBucketsThread consecutive buckets */
-    uint32_t sum = 0, most = 0, c[kBucketsThread];
+    /* counts to starts, each thread kWordsThread consecutive words (two buckets each) */
+    uint32_t sum = 0, most = 0;
 #pragma unroll
-    for (int w = 0; w < kBucketsThread; w++) {
-        c[w] = count[counter_at(th * kBucketsThread + w)];
-        sum += c[w];
-        most = max(most, c[w]);
+    for (int w = 0; w < kWordsThread; w++) {
+        const uint32_t c = count[counter_word(2 * (th * kWordsThread + w))];
+        sum += (c & 0xffff) + (c >> 16);
+        most = max(most, max(c & 0xffff, c >> 16));
     }
     uint32_t first;
     typename TileShared<kLists>::Scan(sh.temp.scan).ExclusiveSum(sum, first);
     {
-        uint32_t a = first;
+        uint32_t a = first; /* the words again rather than in registers, beside the keys */
 #pragma unroll
-        for (int w = 0; w < kBucketsThread; w++) {
-            count[counter_at(th * kBucketsThread + w)] = a;
-            a += c[w];
+        for (int w = 0; w < kWordsThread; w++) {
+            uint32_t *word = &count[counter_word(2 * (th * kWordsThread + w))];
+            const uint32_t c = *word, c0 = c & 0xffff;
+            *word = a | (a + c0) << 16;
+            a += c0 + (c >> 16);
         }
     }
     if (__syncthreads_or(most > kBucketMost && !by_value)) return false;
+        /* each key to the next free place of its bucket: equal keys are the same bits, so the
+         * order the atomics leave among them does not show */
 #pragma unroll
     for (int r = 0; r < kItems; r++) {
         const uint32_t q = th + r * kThreads;
         if (q < D) {
-            const uint32_t d = key[r] - lo, b = by_value ? d : __umulhi(d, mul);
-            sk[count[counter_at(b)] + (rank[r / 2] >> (r % 2 * 16) & 0xffff)] = key[r];
+            const uint32_t b = bucket_of(key[r]), half = (b & 1) * 16;
+            sk[(atomicAdd(&count[counter_word(b)], 1u << half) >> half) & 0xffff] = key[r];
         }
     }
     __syncthreads();
@@ -432,62 +448,21 @@ __device__ void finish_tile(uint32_t *sk, uint32_t *count, const TileStretches<k
 
 /* A block a tile. */
 template <class K, uint32_t kLists>
-__global__ __launch_bounds__(kThreads, 1) void tile_kernel(const K *keys, const uint64_t *offsets,
+__global__ __launch_bounds__(kThreads, 2) void tile_kernel(const K *keys, const uint64_t *offsets,
                                                            uint32_t k, const uint32_t *bounds,
+                                                           uint32_t rows,
                                                            const unsigned long long *spl,
                                                            uint32_t team, K *out, uint32_t *flag) {
     __shared__ TileShared<kLists> sh;
     extern __shared__ __align__(16) uint32_t smem[];
     uint32_t *sk = smem, *count = smem + kCap;
-    const TileStretches<kLists> t = stretches_of(bounds, spl, k, blockIdx.x, sh);
+    const TileStretches<kLists> t = stretches_of(bounds, rows, spl, k, blockIdx.x, sh);
     if (t.sorted_in_shared()) {
         copy_stretches(keys, offsets, k, t, sk, team);
         pb::wait_async_all();
         __syncthreads();
     }
     finish_tile(sk, count, t, sh, out, flag);
-}
-
-/* A block an SM, taking tiles in turn: the next tile's copies are in flight into the
- * second key buffer while this one is sorted. */
-template <class K, uint32_t kLists>
-__global__ __launch_bounds__(kThreads,
-                             1) void tile_loop_kernel(const K *keys, const uint64_t *offsets,
-                                                      uint32_t k, const uint32_t *bounds,
-                                                      const unsigned long long *spl, uint32_t tiles,
-                                                      uint32_t team, K *out, uint32_t *flag) {
-    __shared__ TileShared<kLists> sh;
-    extern __shared__ __align__(16) uint32_t smem[];
-    uint32_t *count = smem + 2 * kCap;
-    uint32_t i = blockIdx.x;
-    if (i >= tiles) return;
-    /* one commit group a tile, empty for a tile not copied, so that waiting for all but the
-     * newest group is waiting for the current tile */
-    const auto start_copies = [&](const TileStretches<kLists> &t, uint32_t *sk) {
-        if (t.sorted_in_shared())
-            copy_stretches(keys, offsets, k, t, sk, team);
-        else
-            pb::commit_async();
-    };
-    TileStretches<kLists> t = stretches_of(bounds, spl, k, i, sh);
-    int buf = 0;
-    start_copies(t, smem);
-    for (; i < tiles; i += gridDim.x) {
-        const uint32_t n_i = i + gridDim.x;
-        TileStretches<kLists> u{};
-        if (n_i < tiles) {
-            u = stretches_of(bounds, spl, k, n_i, sh);
-            start_copies(u, smem + (buf ^ 1) * kCap);
-            pb::wait_async<1>(); /* this tile's copies, not the next one's */
-        } else {
-            pb::wait_async_all();
-        }
-        __syncthreads();
-        finish_tile(smem + buf * kCap, count, t, sh, out, flag);
-        t = u;
-        buf ^= 1;
-    }
-    pb::wait_async_all();
 }
 
 /* The scratch, carved in this order. */
@@ -502,63 +477,46 @@ template <class Carver> Scratch carve(Carver &c, const Shape &sh, uint32_t k, si
     s.samples = c.template take<uint32_t>(sh.samples + 1);
     s.sorted = c.template take<uint32_t>(sh.samples + 1);
     s.splitters = c.template take<unsigned long long>(sh.tiles + 1);
-    s.bounds = c.template take<uint32_t>((size_t)(sh.tiles + 1) * k);
+    s.bounds = c.template take<uint32_t>((size_t)k * (sh.tiles + 1));
     s.flag = c.template take<uint32_t>(1);
     s.sort_temp = c.template take<unsigned char>(sort_temp);
     return s;
 }
 
-/* PB_MERGE_SPLIT_LOOP=0: a block a tile (tile_kernel) instead of a block an SM taking
- * tiles in turn with the next one's copies in flight (tile_loop_kernel), for A/B runs. */
-inline bool loop_tiles() {
-    const char *e = getenv("PB_MERGE_SPLIT_LOOP");
-    return !(e && strcmp(e, "0") == 0);
-}
-inline size_t tile_smem_bytes(bool loop) {
-    return (size_t)((loop ? 2 : 1) * kCap + kCounterWords) * sizeof(uint32_t);
-}
+inline size_t tile_smem_bytes() { return (size_t)(kCap + kCounterWords) * sizeof(uint32_t); }
 
-/* The lists a thread owns in tile_kernel, for k lists: 1, 2 or 4 (k <= 4096). */
+/* The lists a thread owns in tile_kernel: 1, 2, 4 or 8 (k <= 4096). */
 inline uint32_t lists_a_thread(uint32_t k) {
-    return k <= (uint32_t)kThreads ? 1 : k <= 2u * kThreads ? 2 : 4;
+    uint32_t l = 1;
+    while (l < 8 && l * kThreads < k) l *= 2;
+    return l;
 }
 
 template <class K, uint32_t kLists> cudaError_t configure_lists() {
-    cudaError_t e =
-        cudaFuncSetAttribute(tile_kernel<K, kLists>, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                             (int)tile_smem_bytes(false));
-    if (e == cudaSuccess)
-        e = cudaFuncSetAttribute(tile_loop_kernel<K, kLists>,
-                                 cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                 (int)tile_smem_bytes(true));
-    return e;
+    return cudaFuncSetAttribute(tile_kernel<K, kLists>, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                (int)tile_smem_bytes());
 }
 template <class K> cudaError_t configure() {
     cudaError_t e = configure_lists<K, 1>();
     if (e == cudaSuccess) e = configure_lists<K, 2>();
     if (e == cudaSuccess) e = configure_lists<K, 4>();
+    if (e == cudaSuccess) e = configure_lists<K, 8>();
     return e;
 }
 
 template <class K, uint32_t kLists>
 void launch_tiles(const K *keys, const uint64_t *offsets, uint32_t k, const uint32_t *bounds,
-                  const unsigned long long *spl, uint32_t tiles, uint32_t team, int sms, K *out,
+                  const unsigned long long *spl, uint32_t tiles, uint32_t team, K *out,
                   uint32_t *flag, cudaStream_t stream) {
-    if (loop_tiles()) {
-        const uint32_t grid = tiles < (uint32_t)sms ? tiles : (uint32_t)sms;
-        tile_loop_kernel<K, kLists><<<grid, kThreads, tile_smem_bytes(true), stream>>>(
-            keys, offsets, k, bounds, spl, tiles, team, out, flag);
-    } else {
-        tile_kernel<K, kLists><<<tiles, kThreads, tile_smem_bytes(false), stream>>>(
-            keys, offsets, k, bounds, spl, team, out, flag);
-    }
+    tile_kernel<K, kLists><<<tiles, kThreads, tile_smem_bytes(), stream>>>(
+        keys, offsets, k, bounds, tiles + 1, spl, team, out, flag);
 }
 
 /* The merge (keys to out); *fell_back: whether a tile could not be bound, so the caller
  * must merge another way. Synchronises the stream once, to read the flag. */
 template <class K>
 cudaError_t run(const K *keys, uint64_t n, const uint64_t *offsets, uint32_t k, K *out,
-                const Shape &sh, const Scratch &s, size_t sort_temp, int sms, cudaStream_t stream,
+                const Shape &sh, const Scratch &s, size_t sort_temp, cudaStream_t stream,
                 bool *fell_back) {
     *fell_back = false;
     const uint32_t tiles = sh.tiles;
@@ -581,16 +539,20 @@ cudaError_t run(const K *keys, uint64_t n, const uint64_t *offsets, uint32_t k, 
                        0, stream>>>(keys, n, offsets, k, s.splitters, tiles, s.bounds);
     switch (lists_a_thread(k)) {
     case 1:
-        launch_tiles<K, 1>(keys, offsets, k, s.bounds, s.splitters, tiles, sh.team, sms, out,
-                           s.flag, stream);
+        launch_tiles<K, 1>(keys, offsets, k, s.bounds, s.splitters, tiles, sh.team, out, s.flag,
+                           stream);
         break;
     case 2:
-        launch_tiles<K, 2>(keys, offsets, k, s.bounds, s.splitters, tiles, sh.team, sms, out,
-                           s.flag, stream);
+        launch_tiles<K, 2>(keys, offsets, k, s.bounds, s.splitters, tiles, sh.team, out, s.flag,
+                           stream);
+        break;
+    case 4:
+        launch_tiles<K, 4>(keys, offsets, k, s.bounds, s.splitters, tiles, sh.team, out, s.flag,
+                           stream);
         break;
     default:
-        launch_tiles<K, 4>(keys, offsets, k, s.bounds, s.splitters, tiles, sh.team, sms, out,
-                           s.flag, stream);
+        launch_tiles<K, 8>(keys, offsets, k, s.bounds, s.splitters, tiles, sh.team, out, s.flag,
+                           stream);
     }
     cudaError_t e = cudaGetLastError();
     if (e != cudaSuccess) return e;
