@@ -25,7 +25,10 @@
  *     merging.
  *
  * Rounds ping-pong between scratch buffers, arranged so the last lands in the output. k = 1
- * is a copy. Beyond kMaxRoundLists lists (more than 12 rounds), and for 4-byte keys from
+ * is a copy. 4-byte integer keys alone from 256 to 2048 lists and 2^24 keys take a third
+ * method instead, the one-pass value split (value_split.cuh, split_beats_merge): tiles cut
+ * at sampled keys, every list's bounds found by one read of the keys, each tile sorted in
+ * shared memory. Beyond kMaxRoundLists lists (more than 12 rounds), and for 4-byte keys from
  * 256 lists on below a size that grows with k (sort_beats_merge), the merge is CUB's radix
  * sort: stable, so the same order, and fewer passes than the rounds. 4-byte keys are sorted as
  * they are (with their values); 8-byte keys as (ordered key, input index) pairs, then
@@ -446,7 +449,7 @@ inline bool sort_beats_merge(const pb_merge_args *a, bool pairs, bool floats) {
     return a->n < (a->k < 4096 ? 1ull << 26 : 1ull << 27);
 }
 
-/* PB_MERGE_MODE=rounds, multiway or sort forces merge/path's method (tests run each; A/B
+/* PB_MERGE_MODE=rounds, multiway, sort or split forces merge/path's method (tests run each; A/B
  * runs); unset or anything else: chosen by k and n. Past kMaxRoundLists lists it sorts. */
 enum Method { kByRounds, kByMultiway, kBySort, kBySplit, kBySize };
 inline Method forced_method() {
@@ -473,10 +476,17 @@ template <class K> constexpr bool sorts_as_keys() {
 }
 
 /* Where the one-pass value split (value_split.cuh) merges: 4-byte integer keys alone, up to
- * 4096 lists (a tile thread owns at most 4), where it beats the other methods. */
+ * 4096 lists (a tile thread owns at most 8), where it beats the other methods. H200, u32
+ * keys alone, sizes uniform, 20 runs, split forced against the method by size in one call
+ * (configs/tests/merge-value-split-ab.json, results/h200/session37-call3-*), time at 2^24,
+ * 2^26 and 2^27 keys: k = 16 1.69, 1.68, 1.75x; k = 64 1.07, 1.13, 1.20x; k = 256 0.83,
+ * 0.85, 0.84x; k = 1024 0.81, 0.87, 0.91x (2^28: 0.92x); k = 4096 1.23, 1.19, 1.27x (its
+ * bounds, a word for every three keys, outgrow the L2). So from 256 to 2048 lists, from
+ * 2^24 keys. PB_MERGE_SPLIT=0 leaves it out of the choice (A/B runs). */
 inline bool split_beats_merge(const pb_merge_args *a) {
-    (void)a;
-    return false;
+    const char *e = getenv("PB_MERGE_SPLIT");
+    if (e && strcmp(e, "0") == 0) return false;
+    return a->k >= 256 && a->k <= 2048 && a->n >= (1ull << 24);
 }
 template <class K> bool use_split(const pb_merge_args *a, bool pairs, Method m) {
     if (!split::takes<K>() || pairs || a->k < 2 || a->k > 4096) return false;
@@ -505,9 +515,9 @@ cudaError_t make_plan(const pb_merge_args *a, bool pairs, Plan &p, bool configur
         p.mode = kSplit;
         p.split = split::shape(a->n, a->k);
         size_t fallback = 0;
-        cudaError_t e =
-            cub::DeviceRadixSort::SortKeys(nullptr, p.sort_temp, (const uint32_t *)nullptr,
-                                           (uint32_t *)nullptr, (int64_t)p.split.samples);
+        cudaError_t e = cub::DeviceRadixSort::SortKeys(
+            nullptr, p.sort_temp, (const unsigned long long *)nullptr,
+            (unsigned long long *)nullptr, (int64_t)p.split.samples, 32, 64);
         if (e == cudaSuccess)
             e = cub::DeviceRadixSort::SortKeys(nullptr, fallback, (const K *)nullptr, (K *)nullptr,
                                                (SortKeysItems)a->n);

@@ -1,11 +1,11 @@
 /* A k-way merge of 4-byte integer keys alone in one pass over the keys, for many lists:
- * the output is cut by key value, not by rank, so no tile needs a k-way search.
+ * the output is cut at sampled keys, not at ranks, so no tile needs a k-way search.
  *
  *  1. sample_kernel: every S-th key of the concatenation (S from k, sample_stride), and a
  *     CUB radix sort of those samples.
  *  2. every c-th sorted sample is a splitter; tile i holds the keys in
- *     [splitter i, splitter i + 1), about target_keys() of them (the per-list error of a sample
- *     is under S keys, so a tile's size strays by about S sqrt(k / 6)).
+ *     [splitter i, splitter i + 1), about target_keys() of them (a list's count below a
+ *     splitter is known to within S keys, so a tile's size strays by about S sqrt(k / 6)).
  *  3. bounds_kernel: one read of the keys finds, for every list and splitter, how many of
  *     the list's keys lie below the splitter (bounds[list][row], a list's rows
  *     contiguous, so that a thread's writes are too): a list is sorted, so a splitter's
@@ -18,11 +18,13 @@
  *     the same bits, so their order does not show) and each thread's run of buckets
  *     insertion-sorted, then written out.
  *
- * A tile over kCap keys, or with a bucket over kBucketMost distinct keys, raises a flag; the
- * launch then reads it (one synchronisation) and sorts the whole input with CUB's radix
- * sort instead, which is the stable merge for 4-byte keys alone. So any input is merged
- * right, and only inputs whose tiles the samples cannot bound (many equal keys, clusters)
- * pay for the attempt. */
+ * Keys are ordered by (key, place in the concatenation), the stable merge's order, and
+ * splitters are sampled keys in that order, so runs of equal keys are cut like any others
+ * and a tile's size is bounded by the samples whatever the keys. A tile over kCap keys, or
+ * whose insertion sort would move keys too often (many distinct keys in few buckets),
+ * raises a flag; the launch then reads it (one synchronisation) and sorts the whole input
+ * with CUB's radix sort instead, which is the stable merge for 4-byte keys alone. So any
+ * input is merged right, and only inputs that defeat the sampling pay for the attempt. */
 #pragma once
 
 #include <stdint.h>
@@ -54,7 +56,9 @@ __host__ __device__ constexpr uint32_t counter_word(uint32_t bucket) {
     return (bucket >> 1) + (bucket >> 6);
 }
 static_assert(kCap < 65536, "a bucket's start fits 16 bits");
-constexpr uint32_t kBucketMost = 32;
+/* The key moves a thread's insertion sort may make before its tile is given up: about
+ * 3 a key of its 24 (two buckets of 40 distinct keys). */
+constexpr uint32_t kMovesThread = 1024;
 constexpr int kBoundsThreads = 256;
 constexpr int kBoundsItems = 32; /* consecutive keys a thread of bounds_kernel walks */
 
@@ -109,37 +113,33 @@ template <class K> __device__ __forceinline__ K from_bits(uint32_t u) {
     return std::is_signed<K>::value ? (K)(u ^ 0x80000000u) : (K)u;
 }
 
-template <class K>
-__global__ void sample_kernel(const K *keys, uint64_t samples, uint32_t stride, uint32_t *out) {
-    for (uint64_t m = blockIdx.x * (uint64_t)blockDim.x + threadIdx.x; m < samples;
-         m += (uint64_t)gridDim.x * blockDim.x)
-        out[m] = to_bits(keys[m * stride + stride / 2]);
+/* Keys are ordered as (key, place in the concatenation), which is the stable merge's
+ * order, and written as one 64-bit word: the key's ordered bits over its place (n < 2^32).
+ * Splitters are such words, so equal keys are cut between tiles like any others. */
+__device__ __forceinline__ unsigned long long key_word(uint32_t bits, uint64_t place) {
+    return (unsigned long long)bits << 32 | place;
 }
 
-/* Splitters are 33-bit: 2 v is the lower bound of key v (the keys below v lie under it),
- * 2 v + 1 its upper bound, so a splitter s lies at or below key x where s <= 2 x. Splitter r
- * (1 <= r < tiles) is 2 sorted[r c], or 2 sorted[r c] + 1 where the splitter before it is the
- * same key: that tile then holds that key alone, in any number (single_valued), and the
- * rest of its copies go to empty tiles. Row 0 takes every key, row `tiles` none. */
-__global__ void pick_kernel(const uint32_t *sorted, uint32_t per_tile, uint32_t tiles,
+template <class K>
+__global__ void sample_kernel(const K *keys, uint64_t samples, uint32_t stride,
+                              unsigned long long *out) {
+    for (uint64_t m = blockIdx.x * (uint64_t)blockDim.x + threadIdx.x; m < samples;
+         m += (uint64_t)gridDim.x * blockDim.x) {
+        const uint64_t g = m * stride + stride / 2;
+        out[m] = key_word(to_bits(keys[g]), g);
+    }
+}
+
+/* Splitter r (1 <= r < tiles) is sorted[r c]; row 0 takes every key, row `tiles` none. */
+__global__ void pick_kernel(const unsigned long long *sorted, uint32_t per_tile, uint32_t tiles,
                             unsigned long long *splitters, uint32_t *flag) {
     const uint32_t r = blockIdx.x * blockDim.x + threadIdx.x;
     if (r == 0) {
         *flag = 0;
         splitters[0] = 0;
-        splitters[tiles] = 1ull << 33;
+        splitters[tiles] = ~0ull;
     }
-    if (r >= 1 && r < tiles) {
-        const uint32_t v = sorted[(uint64_t)r * per_tile];
-        const bool again = r >= 2 && sorted[(uint64_t)(r - 1) * per_tile] == v;
-        splitters[r] = 2ull * v + (again ? 1 : 0);
-    }
-}
-
-/* Whether tile i holds one key value alone (its bounds are that key's two bounds). */
-__device__ __forceinline__ bool single_valued(const unsigned long long *spl, uint32_t i) {
-    const unsigned long long a = __ldg(spl + i);
-    return (a & 1) == 0 && __ldg(spl + i + 1) == a + 1;
+    if (r >= 1 && r < tiles) splitters[r] = sorted[(uint64_t)r * per_tile];
 }
 
 /* An empty list's column: every row 0. */
@@ -150,13 +150,13 @@ __global__ void empty_lists_kernel(const uint64_t *offsets, uint32_t k, uint32_t
     for (uint32_t r = threadIdx.x; r < rows; r += blockDim.x) bounds[(uint64_t)j * rows + r] = 0;
 }
 
-/* Splitters (1..tiles-1) at or below key x (s <= 2 x). */
+/* Splitters (1..tiles-1) at or below the key word x. */
 __device__ __forceinline__ uint32_t splitters_at_or_below(const unsigned long long *spl,
-                                                          uint32_t tiles, uint32_t x) {
+                                                          uint32_t tiles, unsigned long long x) {
     uint32_t lo = 1, hi = tiles; /* the first splitter above x lies in [lo, hi] */
     while (lo < hi) {
         const uint32_t mid = (lo + hi) / 2;
-        if (__ldg(spl + mid) <= 2ull * x)
+        if (__ldg(spl + mid) <= x)
             lo = mid + 1;
         else
             hi = mid;
@@ -186,28 +186,39 @@ __global__ __launch_bounds__(kBoundsThreads) void bounds_kernel(const K *keys, u
                                                                 const uint64_t *offsets, uint32_t k,
                                                                 const unsigned long long *spl,
                                                                 uint32_t tiles, uint32_t *bounds) {
-    const uint64_t g0 = (blockIdx.x * (uint64_t)kBoundsThreads + threadIdx.x) * kBoundsItems;
-    if (g0 >= n) return;
-    uint32_t x[kBoundsItems];
-    if (g0 + kBoundsItems <= n && sizeof(K) == 4) {
-        const uint4 *p = reinterpret_cast<const uint4 *>(keys + g0);
+    /* The block's keys come in coalesced, through shared memory (a pad word every 32, so
+     * that neither the striped writes nor each thread's run of reads meets a bank twice). */
+    constexpr int kBlockKeys = kBoundsThreads * kBoundsItems;
+    __shared__ uint32_t staged[kBlockKeys + kBlockKeys / 32];
+    const uint64_t block0 = blockIdx.x * (uint64_t)kBlockKeys;
+    const auto pad = [](uint32_t w) { return w + (w >> 5); };
+    if (block0 + kBlockKeys <= n) {
+        const uint4 *p = reinterpret_cast<const uint4 *>(keys + block0);
 #pragma unroll
         for (int q = 0; q < kBoundsItems / 4; q++) {
-            const uint4 v = __ldg(p + q);
-            x[4 * q] = to_bits((K)v.x);
-            x[4 * q + 1] = to_bits((K)v.y);
-            x[4 * q + 2] = to_bits((K)v.z);
-            x[4 * q + 3] = to_bits((K)v.w);
+            const uint32_t i = q * kBoundsThreads + threadIdx.x;
+            const uint4 v = __ldg(p + i);
+            staged[pad(4 * i)] = v.x;
+            staged[pad(4 * i + 1)] = v.y;
+            staged[pad(4 * i + 2)] = v.z;
+            staged[pad(4 * i + 3)] = v.w;
         }
     } else {
-#pragma unroll
-        for (int q = 0; q < kBoundsItems; q++) x[q] = g0 + q < n ? to_bits(keys[g0 + q]) : 0;
+        for (uint32_t i = threadIdx.x; i < kBlockKeys && block0 + i < n; i += kBoundsThreads)
+            staged[pad(i)] = (uint32_t)keys[block0 + i];
     }
+    __syncthreads();
+    const uint64_t g0 = block0 + threadIdx.x * (uint64_t)kBoundsItems;
+    if (g0 >= n) return;
+    /* this thread's q-th key, from shared memory as the walk needs it */
+    const auto x = [&](int q) { return to_bits((K)staged[pad(threadIdx.x * kBoundsItems + q)]); };
     uint32_t j = list_of(offsets, k, g0);
     uint64_t start = __ldg(offsets + j), end = __ldg(offsets + j + 1);
     /* the rows already taken in list j: those at or below the key before g0 */
     int64_t c =
-        g0 == start ? -1 : (int64_t)splitters_at_or_below(spl, tiles, to_bits(keys[g0 - 1]));
+        g0 == start
+            ? -1
+            : (int64_t)splitters_at_or_below(spl, tiles, key_word(to_bits(keys[g0 - 1]), g0 - 1));
     /* the next row's splitter (row `tiles`: past every key) */
     const auto splitter = [&](int64_t r) -> uint64_t { return __ldg(spl + r); };
     uint64_t next = splitter(c + 1);
@@ -223,7 +234,8 @@ __global__ __launch_bounds__(kBoundsThreads) void bounds_kernel(const K *keys, u
             c = 0;
             next = splitter(1);
         }
-        while (next <= 2ull * x[q]) {
+        const unsigned long long word = key_word(x(q), g);
+        while (next <= word) {
             c++;
             col[c] = local;
             next = splitter(c + 1);
@@ -250,10 +262,8 @@ template <uint32_t kLists> struct TileStretches {
     uint32_t at;             /* where this thread's first stretch starts in the tile */
     uint32_t keys;           /* the tile's keys, every thread */
     unsigned long long base; /* its first output place, every thread */
-    bool one_value;          /* single_valued: written as copies of `value`, any number */
-    uint32_t value;
-    /* whether the tile is copied in and sorted: not empty, not one value, not over kCap */
-    __device__ bool sorted_in_shared() const { return keys > 0 && !one_value && keys <= kCap; }
+    /* whether the tile is copied in and sorted: not empty, not over kCap */
+    __device__ bool sorted_in_shared() const { return keys > 0 && keys <= kCap; }
 };
 
 template <uint32_t kLists> struct TileShared {
@@ -276,8 +286,6 @@ __device__ TileStretches<kLists> stretches_of(const uint32_t *bounds, uint32_t r
                                               const unsigned long long *spl, uint32_t k, uint32_t i,
                                               TileShared<kLists> &sh) {
     TileStretches<kLists> t;
-    t.one_value = single_valued(spl, i);
-    t.value = (uint32_t)(__ldg(spl + i) >> 1);
     uint32_t mine = 0;
     unsigned long long below = 0;
 #pragma unroll
@@ -377,12 +385,11 @@ __device__ bool sort_tile(uint32_t *sk, uint32_t *count, const TileStretches<kLi
     }
     __syncthreads();
     /* counts to starts, each thread kWordsThread consecutive words (two buckets each) */
-    uint32_t sum = 0, most = 0;
+    uint32_t sum = 0;
 #pragma unroll
     for (int w = 0; w < kWordsThread; w++) {
         const uint32_t c = count[counter_word(2 * (th * kWordsThread + w))];
         sum += (c & 0xffff) + (c >> 16);
-        most = max(most, max(c & 0xffff, c >> 16));
     }
     uint32_t first;
     typename TileShared<kLists>::Scan(sh.temp.scan).ExclusiveSum(sum, first);
@@ -396,9 +403,9 @@ __device__ bool sort_tile(uint32_t *sk, uint32_t *count, const TileStretches<kLi
             a += c0 + (c >> 16);
         }
     }
-    if (__syncthreads_or(most > kBucketMost && !by_value)) return false;
-        /* each key to the next free place of its bucket: equal keys are the same bits, so the
-         * order the atomics leave among them does not show */
+    __syncthreads();
+    /* each key to the next free place of its bucket: equal keys are the same bits, so the
+     * order the atomics leave among them does not show */
 #pragma unroll
     for (int r = 0; r < kItems; r++) {
         const uint32_t q = th + r * kThreads;
@@ -408,8 +415,13 @@ __device__ bool sort_tile(uint32_t *sk, uint32_t *count, const TileStretches<kLi
         }
     }
     __syncthreads();
-    if (!by_value) { /* this thread's buckets hold sk[first, first + sum) */
-        for (uint32_t a = first + 1; a < first + sum; a++) {
+    if (!by_value) {
+        /* This thread's buckets hold sk[first, first + sum): insertion-sorted, equal keys
+         * never moved, so a bucket of copies costs one compare a key; a thread that moves
+         * keys more than kMovesThread times (many distinct keys in a few buckets) gives up
+         * the tile. */
+        uint32_t moves = 0;
+        for (uint32_t a = first + 1; a < first + sum && moves <= kMovesThread; a++) {
             const uint32_t v = sk[a];
             uint32_t b = a;
             while (b > first && sk[b - 1] > v) {
@@ -417,8 +429,9 @@ __device__ bool sort_tile(uint32_t *sk, uint32_t *count, const TileStretches<kLi
                 b--;
             }
             sk[b] = v;
+            moves += a - b;
         }
-        __syncthreads();
+        if (__syncthreads_or(moves > kMovesThread)) return false;
     }
     K *o = out + t.base;
 #pragma unroll
@@ -437,11 +450,6 @@ template <class K, uint32_t kLists>
 __device__ void finish_tile(uint32_t *sk, uint32_t *count, const TileStretches<kLists> &t,
                             TileShared<kLists> &sh, K *out, uint32_t *flag) {
     if (t.keys == 0) return;
-    if (t.one_value) {
-        const K v = from_bits<K>(t.value);
-        for (uint32_t q = threadIdx.x; q < t.keys; q += kThreads) out[t.base + q] = v;
-        return;
-    }
     const bool done = t.keys <= (uint32_t)kCap && sort_tile(sk, count, t, sh, out);
     if (!done && threadIdx.x == 0) atomicOr(flag, 1u);
 }
@@ -467,15 +475,15 @@ __global__ __launch_bounds__(kThreads, 2) void tile_kernel(const K *keys, const 
 
 /* The scratch, carved in this order. */
 struct Scratch {
-    uint32_t *samples, *sorted, *bounds, *flag;
-    unsigned long long *splitters;
+    unsigned long long *samples, *sorted, *splitters;
+    uint32_t *bounds, *flag;
     void *sort_temp;
 };
 
 template <class Carver> Scratch carve(Carver &c, const Shape &sh, uint32_t k, size_t sort_temp) {
     Scratch s;
-    s.samples = c.template take<uint32_t>(sh.samples + 1);
-    s.sorted = c.template take<uint32_t>(sh.samples + 1);
+    s.samples = c.template take<unsigned long long>(sh.samples + 1);
+    s.sorted = c.template take<unsigned long long>(sh.samples + 1);
     s.splitters = c.template take<unsigned long long>(sh.tiles + 1);
     s.bounds = c.template take<uint32_t>((size_t)k * (sh.tiles + 1));
     s.flag = c.template take<uint32_t>(1);
@@ -527,8 +535,9 @@ cudaError_t run(const K *keys, uint64_t n, const uint64_t *offsets, uint32_t k, 
         cudaError_t e = cudaGetLastError();
         if (e != cudaSuccess) return e;
         size_t temp = sort_temp;
+        /* by the key bits alone: the sort is stable, so equal keys keep their places' order */
         e = cub::DeviceRadixSort::SortKeys(s.sort_temp, temp, s.samples, s.sorted,
-                                           (int64_t)sh.samples, 0, 32, stream);
+                                           (int64_t)sh.samples, 32, 64, stream);
         if (e != cudaSuccess) return e;
     }
     pick_kernel<<<(tiles + 255) / 256, 256, 0, stream>>>(s.sorted, sh.per_tile, tiles, s.splitters,
