@@ -335,6 +335,48 @@ __device__ void copy_stretches(const K *keys, const uint64_t *offsets, uint32_t 
     pb::commit_async();
 }
 
+/* Counts a tile's keys (sk, D of them) into their buckets' 16-bit counters, keeping them
+ * in key[]; kShared (a tile bucketed by value, whose buckets may hold many copies of a key,
+ * and which needs its keys no more): the lanes of a warp that share a bucket add once
+ * (match_any), so that their atomics do not queue on one counter. */
+template <class K, bool kShared, class BucketOf>
+__device__ __forceinline__ void count_keys(const uint32_t *sk, uint32_t *count, uint32_t D,
+                                           BucketOf bucket_of, uint32_t (&key)[kItems]) {
+    const uint32_t lane = threadIdx.x & 31;
+#pragma unroll
+    for (int r = 0; r < kItems; r++) {
+        const uint32_t q = threadIdx.x + r * kThreads;
+        const uint32_t x = q < D ? to_bits((K)sk[q]) : 0;
+        if constexpr (!kShared) key[r] = x;
+        const uint32_t b = bucket_of(x), add = 1u << (b & 1) * 16;
+        if constexpr (kShared) {
+            const uint32_t active = __ballot_sync(0xffffffffu, q < D);
+            if (q < D) {
+                const uint32_t peers = __match_any_sync(active, b);
+                if (lane == (uint32_t)__ffs(peers) - 1)
+                    atomicAdd(&count[counter_word(b)], (uint32_t)__popc(peers) * add);
+            }
+        } else if (q < D) {
+            atomicAdd(&count[counter_word(b)], add);
+        }
+    }
+}
+
+/* Each key to the next free place of its bucket (count holds the starts): equal keys are
+ * the same bits, so the order the atomics leave among them does not show. */
+template <class BucketOf>
+__device__ __forceinline__ void scatter_keys(uint32_t *sk, uint32_t *count, uint32_t D,
+                                             BucketOf bucket_of, const uint32_t (&key)[kItems]) {
+#pragma unroll
+    for (int r = 0; r < kItems; r++) {
+        const uint32_t q = threadIdx.x + r * kThreads;
+        if (q < D) {
+            const uint32_t b = bucket_of(key[r]), half = (b & 1) * 16;
+            sk[(atomicAdd(&count[counter_word(b)], 1u << half) >> half) & 0xffff] = key[r];
+        }
+    }
+}
+
 /* Sorts a tile whose D keys (raw K bits) have landed in sk and writes it to out; false
  * (every thread) if a bucket holds more than kBucketMost distinct keys. Ends with a
  * barrier. */
@@ -366,6 +408,12 @@ __device__ bool sort_tile(uint32_t *sk, uint32_t *count, const TileStretches<kLi
     __syncthreads();
     const uint32_t lo = sh.lo;
     const uint64_t width = (uint64_t)sh.hi - lo + 1;
+    K *o = out + t.base;
+    if (width == 1) { /* one key value: no sort */
+        for (uint32_t q = th; q < D; q += kThreads) o[q] = from_bits<K>(lo);
+        __syncthreads();
+        return true;
+    }
     const bool by_value = width <= (uint64_t)kBuckets;
     const uint32_t mul = by_value ? 0 : (uint32_t)(((uint64_t)kBuckets << 32) / width);
     const auto bucket_of = [&](uint32_t key) {
@@ -373,16 +421,13 @@ __device__ bool sort_tile(uint32_t *sk, uint32_t *count, const TileStretches<kLi
         return by_value ? d : __umulhi(d, mul);
     };
 
+    /* A tile bucketed by value may hold many copies of a key, whose atomics on one counter
+     * would queue: there the lanes of a warp that share a bucket add once, together. */
     uint32_t key[kItems];
-#pragma unroll
-    for (int r = 0; r < kItems; r++) {
-        const uint32_t q = th + r * kThreads;
-        key[r] = q < D ? to_bits((K)sk[q]) : 0;
-        if (q < D) {
-            const uint32_t b = bucket_of(key[r]);
-            atomicAdd(&count[counter_word(b)], 1u << (b & 1) * 16);
-        }
-    }
+    if (by_value)
+        count_keys<K, true>(sk, count, D, bucket_of, key);
+    else
+        count_keys<K, false>(sk, count, D, bucket_of, key);
     __syncthreads();
     /* counts to starts, each thread kWordsThread consecutive words (two buckets each) */
     uint32_t sum = 0;
@@ -404,15 +449,17 @@ __device__ bool sort_tile(uint32_t *sk, uint32_t *count, const TileStretches<kLi
         }
     }
     __syncthreads();
-    /* each key to the next free place of its bucket: equal keys are the same bits, so the
-     * order the atomics leave among them does not show */
-#pragma unroll
-    for (int r = 0; r < kItems; r++) {
-        const uint32_t q = th + r * kThreads;
-        if (q < D) {
-            const uint32_t b = bucket_of(key[r]), half = (b & 1) * 16;
-            sk[(atomicAdd(&count[counter_word(b)], 1u << half) >> half) & 0xffff] = key[r];
+    if (by_value) { /* a bucket is one value: this thread's buckets' copies, in order */
+        const auto start_of = [&](uint32_t b) {
+            return count[counter_word(b)] >> (b & 1) * 16 & 0xffff;
+        };
+        uint32_t a = first;
+        for (uint32_t b = 2 * kWordsThread * th; b < 2 * kWordsThread * (th + 1); b++) {
+            const uint32_t c = b + 1 < (uint32_t)kBuckets ? start_of(b + 1) : D;
+            for (; a < c; a++) sk[a] = lo + b;
         }
+    } else {
+        scatter_keys(sk, count, D, bucket_of, key);
     }
     __syncthreads();
     if (!by_value) {
@@ -433,7 +480,6 @@ __device__ bool sort_tile(uint32_t *sk, uint32_t *count, const TileStretches<kLi
         }
         if (__syncthreads_or(moves > kMovesThread)) return false;
     }
-    K *o = out + t.base;
 #pragma unroll
     for (int r = 0; r < kItems; r++) {
         const uint32_t q = th + r * kThreads;
