@@ -25,7 +25,7 @@
  *     merging.
  *
  * Rounds ping-pong between scratch buffers, arranged so the last lands in the output. k = 1
- * is a copy. 4-byte integer keys alone from 256 to 2048 lists and 2^24 keys take a third
+ * is a copy. 4-byte integer keys alone from 256 to 1024 lists and 2^24 keys take a third
  * method instead, the one-pass value split (value_split.cuh, split_beats_merge): tiles cut
  * at sampled keys, every list's bounds found by one read of the keys, each tile sorted in
  * shared memory. Beyond kMaxRoundLists lists (more than 12 rounds), and for 4-byte keys from
@@ -477,16 +477,21 @@ template <class K> constexpr bool sorts_as_keys() {
 
 /* Where the one-pass value split (value_split.cuh) merges: 4-byte integer keys alone, up to
  * 4096 lists (a tile thread owns at most 8), where it beats the other methods. H200, u32
- * keys alone, sizes uniform, 20 runs, split forced against the method by size in one call
- * (configs/tests/merge-value-split-ab.json, results/h200/session37-call3-*), time at 2^24,
- * 2^26 and 2^27 keys: k = 16 1.69, 1.68, 1.75x; k = 64 1.07, 1.13, 1.20x; k = 256 0.83,
- * 0.85, 0.84x; k = 1024 0.81, 0.87, 0.91x (2^28: 0.92x); k = 4096 1.23, 1.19, 1.27x (its
- * bounds, a word for every three keys, outgrow the L2). So from 256 to 2048 lists, from
- * 2^24 keys. PB_MERGE_SPLIT=0 leaves it out of the choice (A/B runs). */
+ * keys alone, sizes uniform, 20 runs (configs/tests/merge-value-split-ab.json), time against
+ * the method by size:
+ *   call 3 (split forced, same call) at 2^24, 2^26, 2^27 keys: k = 16 1.69, 1.68, 1.75x;
+ *   k = 64 1.07, 1.13, 1.20x; k = 4096 1.23, 1.19, 1.27x (its bounds, a word for every
+ *   three keys, outgrow the L2);
+ *   call 5 (final code, against call 4's PB_MERGE_SPLIT=0 run, so across calls):
+ *   k = 256 0.48, 0.80, 0.80x; 512 0.71, 0.80, 0.83x; 1024 0.78, 0.86, 0.91x (2^28 0.91x);
+ *   2048 0.98, 1.01, 1.07x. At k = 1024, 2^27: normal keys 1.20x, zipf keys 1.11x,
+ *   few-unique 0.99x, i32 with sizes equal, zipf or a quarter empty 0.88 to 0.99x.
+ * So from 256 to 1024 lists, from 2^24 keys (unmeasured below). PB_MERGE_SPLIT=0 leaves it
+ * out of the choice (A/B runs). */
 inline bool split_beats_merge(const pb_merge_args *a) {
     const char *e = getenv("PB_MERGE_SPLIT");
     if (e && strcmp(e, "0") == 0) return false;
-    return a->k >= 256 && a->k <= 2048 && a->n >= (1ull << 24);
+    return a->k >= 256 && a->k <= 1024 && a->n >= (1ull << 24);
 }
 template <class K> bool use_split(const pb_merge_args *a, bool pairs, Method m) {
     if (!split::takes<K>() || pairs || a->k < 2 || a->k > 4096) return false;
