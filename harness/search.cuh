@@ -7,10 +7,14 @@
 
 namespace pb {
 
+template <class T> struct same_type { using type = T; };
+
 /* The last i in [0, n) with a[i] <= x, a non-decreasing and a[0] <= x: the pair, group or
  * run that holds x when a holds where each starts (empty ones share the next one's start,
- * and the last of equal starts is the non-empty one). */
-__host__ __device__ inline uint32_t last_at_or_below(const uint32_t *a, uint32_t n, uint32_t x) {
+ * and the last of equal starts is the non-empty one). T from a alone (x converts). */
+template <class T>
+__host__ __device__ inline uint32_t last_at_or_below(const T *a, uint32_t n,
+                                                     typename same_type<T>::type x) {
     uint32_t lo = 0, hi = n - 1;
     while (lo < hi) {
         const uint32_t mid = (lo + hi + 1) >> 1;

@@ -164,6 +164,17 @@ static void last_start_at_or_below(void **state) {
             assert_int_equal(pb::merge::last_at_or_below(starts.data(), (uint32_t)starts.size(), x),
                              want);
         }
+        /* the same starts as 64-bit words past 2^32 (list offsets, the value split's
+         * splitters) */
+        const uint64_t high = (uint64_t)1 << 40;
+        std::vector<uint64_t> wide(starts.begin(), starts.end());
+        for (auto &w : wide) w += high;
+        for (uint32_t x = starts[0]; x <= at + 3; x++) {
+            const uint32_t want =
+                (uint32_t)(std::upper_bound(starts.begin(), starts.end(), x) - starts.begin()) - 1;
+            assert_int_equal(pb::last_at_or_below(wide.data(), (uint32_t)wide.size(), high + x),
+                             want);
+        }
     }
 }
 

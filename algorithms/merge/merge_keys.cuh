@@ -6,6 +6,8 @@
 
 #include <stdint.h>
 
+#include <type_traits>
+
 #include "dtype_dispatch.cuh"
 
 namespace pb::merge {
@@ -33,6 +35,12 @@ __host__ __device__ inline uint64_t ordered_bits(double x) {
     uint64_t u;
     memcpy(&u, &x, 8);
     return (u >> 63) ? ~u : u | 0x8000000000000000ull;
+}
+
+/* ordered_bits undone, for the 4-byte integer keys. */
+template <class K> __host__ __device__ inline K from_ordered_bits(uint32_t u) {
+    static_assert(sizeof(K) == 4 && std::is_integral<K>::value, "4-byte integer keys");
+    return std::is_signed<K>::value ? (K)(u ^ 0x80000000u) : (K)u;
 }
 
 /* The key types the merge takes, for pb::with_dtype. */

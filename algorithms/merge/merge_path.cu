@@ -470,13 +470,20 @@ inline bool use_multiway(const pb_merge_args *a, size_t key_bytes, bool pairs,
  * with a 32-bit count, 2.69 with a 64-bit one (i32 2.64 and 2.69); with values 3.69 and 4.23
  * (i32 3.73 and 4.28). */
 using SortKeysItems = int64_t;
+/* kSortKeys's sort of keys alone, and the value split's fallback: temp null asks its size. */
+template <class K>
+cudaError_t sort_keys_alone(void *temp, size_t &temp_bytes, const K *keys, K *out, uint64_t n,
+                            cudaStream_t stream) {
+    return cub::DeviceRadixSort::SortKeys(temp, temp_bytes, keys, out, (SortKeysItems)n, 0,
+                                          (int)sizeof(K) * 8, stream);
+}
 using SortPairsItems = uint32_t;
 template <class K> constexpr bool sorts_as_keys() {
     return sizeof(K) == 4; /* u32, i32 and f32: CUB sorts -0.0 and +0.0 as equal keys */
 }
 
 /* Where the one-pass value split (value_split.cuh) merges: 4-byte integer keys alone, up to
- * 4096 lists (a tile thread owns at most 8), where it beats the other methods. H200, u32
+ * split::kMaxLists lists, where it beats the other methods. H200, u32
  * keys alone, sizes uniform, 20 runs (configs/tests/merge-value-split-ab.json), time against
  * the method by size:
  *   call 3 (split forced, same call) at 2^24, 2^26, 2^27 keys: k = 16 1.69, 1.68, 1.75x;
@@ -494,7 +501,7 @@ inline bool split_beats_merge(const pb_merge_args *a) {
     return a->k >= 256 && a->k <= 1024 && a->n >= (1ull << 24);
 }
 template <class K> bool use_split(const pb_merge_args *a, bool pairs, Method m) {
-    if (!split::takes<K>() || pairs || a->k < 2 || a->k > 4096) return false;
+    if (!split::takes<K>() || pairs || a->k > split::kMaxLists) return false;
     return m == kBySplit || (m == kBySize && split_beats_merge(a));
 }
 
@@ -518,17 +525,16 @@ cudaError_t make_plan(const pb_merge_args *a, bool pairs, Plan &p, bool configur
     const Method method = forced_method();
     if (use_split<K>(a, pairs, method)) {
         p.mode = kSplit;
-        p.split = split::shape(a->n, a->k);
+        p.split = split::shape(a->n, a->k, a->host_offsets);
         size_t fallback = 0;
         cudaError_t e = cub::DeviceRadixSort::SortKeys(
             nullptr, p.sort_temp, (const unsigned long long *)nullptr,
             (unsigned long long *)nullptr, (int64_t)p.split.samples, 32, 64);
         if (e == cudaSuccess)
-            e = cub::DeviceRadixSort::SortKeys(nullptr, fallback, (const K *)nullptr, (K *)nullptr,
-                                               (SortKeysItems)a->n);
+            e = sort_keys_alone<K>(nullptr, fallback, nullptr, nullptr, a->n, nullptr);
         if (fallback > p.sort_temp) p.sort_temp = fallback;
         if constexpr (split::takes<K>())
-            if (e == cudaSuccess && configure) e = split::configure<K>();
+            if (e == cudaSuccess && configure) e = split::configure<K>(a->k);
         return e;
     }
     const bool sort = a->k > kMaxRoundLists || method == kBySort ||
@@ -540,8 +546,7 @@ cudaError_t make_plan(const pb_merge_args *a, bool pairs, Plan &p, bool configur
             return cub::DeviceRadixSort::SortPairs(nullptr, p.sort_temp, (const K *)nullptr,
                                                    (K *)nullptr, (const uint32_t *)nullptr,
                                                    (uint32_t *)nullptr, (SortPairsItems)a->n);
-        return cub::DeviceRadixSort::SortKeys(nullptr, p.sort_temp, (const K *)nullptr,
-                                              (K *)nullptr, (SortKeysItems)a->n);
+        return sort_keys_alone<K>(nullptr, p.sort_temp, nullptr, nullptr, a->n, nullptr);
     }
     if (sort) {
         p.mode = kSort;
@@ -649,8 +654,7 @@ template <class K> int launch_for(const pb_merge_args *a, cudaStream_t stream) {
             return (int)cub::DeviceRadixSort::SortPairs(s.sort_temp, temp, keys, out, a->values,
                                                         a->out_values, (SortPairsItems)a->n, 0,
                                                         (int)sizeof(K) * 8, stream);
-        return (int)cub::DeviceRadixSort::SortKeys(
-            s.sort_temp, temp, keys, out, (SortKeysItems)a->n, 0, (int)sizeof(K) * 8, stream);
+        return (int)sort_keys_alone<K>(s.sort_temp, temp, keys, out, a->n, stream);
     }
     case kSplit:
         if constexpr (split::takes<K>()) {
@@ -659,8 +663,7 @@ template <class K> int launch_for(const pb_merge_args *a, cudaStream_t stream) {
                               stream, &fell_back);
             if (e != cudaSuccess || !fell_back) return (int)e;
             size_t temp = p.sort_temp;
-            return (int)cub::DeviceRadixSort::SortKeys(s.split.sort_temp, temp, keys, out,
-                                                       (SortKeysItems)a->n, 0, 32, stream);
+            return (int)sort_keys_alone<K>(s.split.sort_temp, temp, keys, out, a->n, stream);
         }
         return (int)cudaErrorInvalidValue;
     case kSort:

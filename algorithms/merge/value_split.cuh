@@ -4,7 +4,7 @@
  *  1. sample_kernel: every S-th key of the concatenation (S from k, sample_stride), and a
  *     CUB radix sort of those samples.
  *  2. every c-th sorted sample is a splitter; tile i holds the keys in
- *     [splitter i, splitter i + 1), about target_keys() of them (a list's count below a
+ *     [splitter i, splitter i + 1), about kTarget of them (a list's count below a
  *     splitter is known to within S keys, so a tile's size strays by about S sqrt(k / 6)).
  *  3. bounds_kernel: one read of the keys finds, for every list and splitter, how many of
  *     the list's keys lie below the splitter (bounds[list][row], a list's rows
@@ -28,8 +28,6 @@
 #pragma once
 
 #include <stdint.h>
-#include <stdlib.h>
-#include <string.h>
 
 #include <type_traits>
 
@@ -39,6 +37,7 @@
 
 #include "async_copy.cuh"
 #include "merge_keys.cuh"
+#include "search.cuh"
 
 namespace pb::merge::split {
 
@@ -64,26 +63,24 @@ constexpr int kBoundsItems = 32; /* consecutive keys a thread of bounds_kernel w
 
 template <class K> constexpr bool takes() { return sizeof(K) == 4 && std::is_integral<K>::value; }
 
-/* The keys a tile is cut for: PB_MERGE_SPLIT_TARGET (A/B runs), else 12288 (3/4 of kCap). */
-inline uint32_t target_keys() {
-    const char *e = getenv("PB_MERGE_SPLIT_TARGET");
-    const long t = e && *e ? strtol(e, nullptr, 10) : 12288;
-    return t < 1024 ? 1024u : t > kCap - 1024 ? (uint32_t)(kCap - 1024) : (uint32_t)t;
-}
+/* The most lists: a tile thread owns at most 8 (lists_a_thread). */
+constexpr uint32_t kMaxLists = 8 * kThreads;
+/* The keys a tile is cut for: 3/4 of kCap, the rest room for the samples' error. */
+constexpr uint32_t kTarget = kCap / 4 * 3;
 
 /* The sample stride: a tile's size strays from the target by about S sqrt(k / 6) keys
  * (each list's count below a splitter is known to within S), kept to a fifth of the room
  * between the target and kCap. */
-inline uint32_t sample_stride(uint32_t k, uint32_t target) {
-    const double s = (kCap - target) / (5.0 * __builtin_sqrt(k / 6.0 + 1.0));
-    return s < 1 ? 1u : s > target ? target : (uint32_t)s;
+inline uint32_t sample_stride(uint32_t k) {
+    const double s = (kCap - kTarget) / (5.0 * __builtin_sqrt(k / 6.0 + 1.0));
+    return s < 1 ? 1u : (uint32_t)s;
 }
 
-/* The team for k lists of a tile of `target` keys: the power of two at or above a
- * stretch's mean length, 4 to 32 lanes. */
-inline uint32_t copy_team(uint32_t k, uint32_t target) {
+/* The team for k lists: the power of two at or above a stretch's mean length, 4 to 32
+ * lanes. */
+inline uint32_t copy_team(uint32_t k) {
     uint32_t team = 4;
-    while (team < 32 && team * k < target) team *= 2;
+    while (team < 32 && team * k < kTarget) team *= 2;
     return team;
 }
 
@@ -93,25 +90,46 @@ struct Shape {
     uint32_t per_tile; /* c: samples a tile */
     uint32_t tiles;    /* P */
     uint32_t team;     /* lanes that copy a stretch together */
+    bool empty_lists;  /* some list is empty (its bounds are written apart) */
 };
 
-inline Shape shape(uint64_t n, uint32_t k) {
+/* host_offsets: the k + 1 list offsets on the host, or null (then lists may be empty). */
+inline Shape shape(uint64_t n, uint32_t k, const uint64_t *host_offsets) {
     Shape s{};
-    const uint32_t target = target_keys();
-    s.stride = sample_stride(k, target);
+    s.stride = sample_stride(k);
     s.samples = n / s.stride;
-    s.per_tile = target / s.stride ? target / s.stride : 1;
+    s.per_tile = kTarget / s.stride ? kTarget / s.stride : 1;
     s.tiles = s.samples ? (uint32_t)((s.samples - 1) / s.per_tile + 1) : 1;
-    s.team = copy_team(k, target);
+    s.team = copy_team(k);
+    s.empty_lists = !host_offsets;
+    for (uint32_t j = 0; host_offsets && j < k && !s.empty_lists; j++)
+        s.empty_lists = host_offsets[j] == host_offsets[j + 1];
     return s;
 }
 
-#ifdef __CUDACC__
-__device__ __forceinline__ uint32_t to_bits(uint32_t x) { return x; }
-__device__ __forceinline__ uint32_t to_bits(int32_t x) { return (uint32_t)x ^ 0x80000000u; }
-template <class K> __device__ __forceinline__ K from_bits(uint32_t u) {
-    return std::is_signed<K>::value ? (K)(u ^ 0x80000000u) : (K)u;
+/* The lists a thread owns in tile_kernel: 1, 2, 4 or 8 (k <= kMaxLists). */
+inline uint32_t lists_a_thread(uint32_t k) {
+    uint32_t l = 1;
+    while (l < 8 && l * kThreads < k) l *= 2;
+    return l;
 }
+/* f(std::integral_constant<uint32_t, lists_a_thread(k)>) */
+template <class F> cudaError_t with_lists(uint32_t k, F f) {
+    switch (lists_a_thread(k)) {
+    case 1:
+        return f(std::integral_constant<uint32_t, 1>{});
+    case 2:
+        return f(std::integral_constant<uint32_t, 2>{});
+    case 4:
+        return f(std::integral_constant<uint32_t, 4>{});
+    default:
+        return f(std::integral_constant<uint32_t, 8>{});
+    }
+}
+
+#ifdef __CUDACC__
+using pb::merge::from_ordered_bits;
+using pb::merge::ordered_bits;
 
 /* Keys are ordered as (key, place in the concatenation), which is the stable merge's
  * order, and written as one 64-bit word: the key's ordered bits over its place (n < 2^32).
@@ -126,7 +144,7 @@ __global__ void sample_kernel(const K *keys, uint64_t samples, uint32_t stride,
     for (uint64_t m = blockIdx.x * (uint64_t)blockDim.x + threadIdx.x; m < samples;
          m += (uint64_t)gridDim.x * blockDim.x) {
         const uint64_t g = m * stride + stride / 2;
-        out[m] = key_word(to_bits(keys[g]), g);
+        out[m] = key_word(ordered_bits(keys[g]), g);
     }
 }
 
@@ -148,34 +166,6 @@ __global__ void empty_lists_kernel(const uint64_t *offsets, uint32_t k, uint32_t
     const uint32_t j = blockIdx.x;
     if (offsets[j] != offsets[j + 1]) return;
     for (uint32_t r = threadIdx.x; r < rows; r += blockDim.x) bounds[(uint64_t)j * rows + r] = 0;
-}
-
-/* Splitters (1..tiles-1) at or below the key word x. */
-__device__ __forceinline__ uint32_t splitters_at_or_below(const unsigned long long *spl,
-                                                          uint32_t tiles, unsigned long long x) {
-    uint32_t lo = 1, hi = tiles; /* the first splitter above x lies in [lo, hi] */
-    while (lo < hi) {
-        const uint32_t mid = (lo + hi) / 2;
-        if (__ldg(spl + mid) <= x)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    return lo - 1;
-}
-
-/* The list holding position g: the last j whose offset is at most g (empty lists share
- * their offset with the next list, which is the one that holds g). */
-__device__ __forceinline__ uint32_t list_of(const uint64_t *offsets, uint32_t k, uint64_t g) {
-    uint32_t lo = 0, hi = k; /* the answer lies in [lo, hi] */
-    while (lo < hi) {
-        const uint32_t mid = (lo + hi + 1) / 2;
-        if (__ldg(offsets + mid) <= g)
-            lo = mid;
-        else
-            hi = mid - 1;
-    }
-    return lo;
 }
 
 /* Each thread walks kBoundsItems consecutive keys: the rows r whose splitter lies above the
@@ -211,14 +201,15 @@ __global__ __launch_bounds__(kBoundsThreads) void bounds_kernel(const K *keys, u
     const uint64_t g0 = block0 + threadIdx.x * (uint64_t)kBoundsItems;
     if (g0 >= n) return;
     /* this thread's q-th key, from shared memory as the walk needs it */
-    const auto x = [&](int q) { return to_bits((K)staged[pad(threadIdx.x * kBoundsItems + q)]); };
-    uint32_t j = list_of(offsets, k, g0);
+    const auto x = [&](int q) {
+        return ordered_bits((K)staged[pad(threadIdx.x * kBoundsItems + q)]);
+    };
+    uint32_t j = pb::last_at_or_below(offsets, k, g0); /* the list holding g0 */
     uint64_t start = __ldg(offsets + j), end = __ldg(offsets + j + 1);
     /* the rows already taken in list j: those at or below the key before g0 */
-    int64_t c =
-        g0 == start
-            ? -1
-            : (int64_t)splitters_at_or_below(spl, tiles, key_word(to_bits(keys[g0 - 1]), g0 - 1));
+    int64_t c = g0 == start ? -1
+                            : (int64_t)pb::last_at_or_below(
+                                  spl, tiles, key_word(ordered_bits(keys[g0 - 1]), g0 - 1));
     /* the next row's splitter (row `tiles`: past every key) */
     const auto splitter = [&](int64_t r) -> uint64_t { return __ldg(spl + r); };
     uint64_t next = splitter(c + 1);
@@ -282,9 +273,8 @@ template <uint32_t kLists> struct TileShared {
 /* Reads tile i's rows of the bounds (rows of them a list): its size and place. Ends with a
  * barrier. */
 template <uint32_t kLists>
-__device__ TileStretches<kLists> stretches_of(const uint32_t *bounds, uint32_t rows,
-                                              const unsigned long long *spl, uint32_t k, uint32_t i,
-                                              TileShared<kLists> &sh) {
+__device__ TileStretches<kLists> stretches_of(const uint32_t *bounds, uint32_t rows, uint32_t k,
+                                              uint32_t i, TileShared<kLists> &sh) {
     TileStretches<kLists> t;
     uint32_t mine = 0;
     unsigned long long below = 0;
@@ -346,7 +336,7 @@ __device__ __forceinline__ void count_keys(const uint32_t *sk, uint32_t *count, 
 #pragma unroll
     for (int r = 0; r < kItems; r++) {
         const uint32_t q = threadIdx.x + r * kThreads;
-        const uint32_t x = q < D ? to_bits((K)sk[q]) : 0;
+        const uint32_t x = q < D ? ordered_bits((K)sk[q]) : 0;
         if constexpr (!kShared) key[r] = x;
         const uint32_t b = bucket_of(x), add = 1u << (b & 1) * 16;
         if constexpr (kShared) {
@@ -378,8 +368,7 @@ __device__ __forceinline__ void scatter_keys(uint32_t *sk, uint32_t *count, uint
 }
 
 /* Sorts a tile whose D keys (raw K bits) have landed in sk and writes it to out; false
- * (every thread) if a bucket holds more than kBucketMost distinct keys. Ends with a
- * barrier. */
+ * (every thread) if its insertion sort would move keys too often. Ends with a barrier. */
 template <class K, uint32_t kLists>
 __device__ bool sort_tile(uint32_t *sk, uint32_t *count, const TileStretches<kLists> &t,
                           TileShared<kLists> &sh, K *out) {
@@ -390,8 +379,8 @@ __device__ bool sort_tile(uint32_t *sk, uint32_t *count, const TileStretches<kLi
 #pragma unroll
     for (uint32_t l = 0; l < kLists; l++) {
         if (t.len[l] == 0) continue;
-        lo_key = min(lo_key, to_bits((K)sk[at]));
-        hi_key = max(hi_key, to_bits((K)sk[at + t.len[l] - 1]));
+        lo_key = min(lo_key, ordered_bits((K)sk[at]));
+        hi_key = max(hi_key, ordered_bits((K)sk[at + t.len[l] - 1]));
         at += t.len[l];
     }
     using Reduce = typename TileShared<kLists>::Reduce;
@@ -410,7 +399,7 @@ __device__ bool sort_tile(uint32_t *sk, uint32_t *count, const TileStretches<kLi
     const uint64_t width = (uint64_t)sh.hi - lo + 1;
     K *o = out + t.base;
     if (width == 1) { /* one key value: no sort */
-        for (uint32_t q = th; q < D; q += kThreads) o[q] = from_bits<K>(lo);
+        for (uint32_t q = th; q < D; q += kThreads) o[q] = from_ordered_bits<K>(lo);
         __syncthreads();
         return true;
     }
@@ -483,40 +472,32 @@ __device__ bool sort_tile(uint32_t *sk, uint32_t *count, const TileStretches<kLi
 #pragma unroll
     for (int r = 0; r < kItems; r++) {
         const uint32_t q = th + r * kThreads;
-        if (q < D) o[q] = from_bits<K>(sk[q]);
+        if (q < D) o[q] = from_ordered_bits<K>(sk[q]);
     }
     __syncthreads();
     return true;
 }
 
-/* The work of a tile whose stretches are known and, if it is sorted_in_shared, have
- * landed in sk: sorted and written, written as one value, or the flag raised (over kCap,
- * or a bucket too full). */
-template <class K, uint32_t kLists>
-__device__ void finish_tile(uint32_t *sk, uint32_t *count, const TileStretches<kLists> &t,
-                            TileShared<kLists> &sh, K *out, uint32_t *flag) {
-    if (t.keys == 0) return;
-    const bool done = t.keys <= (uint32_t)kCap && sort_tile(sk, count, t, sh, out);
-    if (!done && threadIdx.x == 0) atomicOr(flag, 1u);
-}
-
-/* A block a tile. */
+/* A block a tile: copied in and sorted, or the flag raised (over kCap keys, or a sort that
+ * would move keys too often). */
 template <class K, uint32_t kLists>
 __global__ __launch_bounds__(kThreads, 2) void tile_kernel(const K *keys, const uint64_t *offsets,
                                                            uint32_t k, const uint32_t *bounds,
-                                                           uint32_t rows,
-                                                           const unsigned long long *spl,
-                                                           uint32_t team, K *out, uint32_t *flag) {
+                                                           uint32_t rows, uint32_t team, K *out,
+                                                           uint32_t *flag) {
     __shared__ TileShared<kLists> sh;
     extern __shared__ __align__(16) uint32_t smem[];
     uint32_t *sk = smem, *count = smem + kCap;
-    const TileStretches<kLists> t = stretches_of(bounds, rows, spl, k, blockIdx.x, sh);
+    const TileStretches<kLists> t = stretches_of(bounds, rows, k, blockIdx.x, sh);
+    if (t.keys == 0) return;
+    bool done = false;
     if (t.sorted_in_shared()) {
         copy_stretches(keys, offsets, k, t, sk, team);
         pb::wait_async_all();
         __syncthreads();
+        done = sort_tile(sk, count, t, sh, out);
     }
-    finish_tile(sk, count, t, sh, out, flag);
+    if (!done && threadIdx.x == 0) atomicOr(flag, 1u);
 }
 
 /* The scratch, carved in this order. */
@@ -539,31 +520,13 @@ template <class Carver> Scratch carve(Carver &c, const Shape &sh, uint32_t k, si
 
 inline size_t tile_smem_bytes() { return (size_t)(kCap + kCounterWords) * sizeof(uint32_t); }
 
-/* The lists a thread owns in tile_kernel: 1, 2, 4 or 8 (k <= 4096). */
-inline uint32_t lists_a_thread(uint32_t k) {
-    uint32_t l = 1;
-    while (l < 8 && l * kThreads < k) l *= 2;
-    return l;
-}
-
-template <class K, uint32_t kLists> cudaError_t configure_lists() {
-    return cudaFuncSetAttribute(tile_kernel<K, kLists>, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                (int)tile_smem_bytes());
-}
-template <class K> cudaError_t configure() {
-    cudaError_t e = configure_lists<K, 1>();
-    if (e == cudaSuccess) e = configure_lists<K, 2>();
-    if (e == cudaSuccess) e = configure_lists<K, 4>();
-    if (e == cudaSuccess) e = configure_lists<K, 8>();
-    return e;
-}
-
-template <class K, uint32_t kLists>
-void launch_tiles(const K *keys, const uint64_t *offsets, uint32_t k, const uint32_t *bounds,
-                  const unsigned long long *spl, uint32_t tiles, uint32_t team, K *out,
-                  uint32_t *flag, cudaStream_t stream) {
-    tile_kernel<K, kLists><<<tiles, kThreads, tile_smem_bytes(), stream>>>(
-        keys, offsets, k, bounds, tiles + 1, spl, team, out, flag);
+/* Lets the tile kernel for k lists have its shared memory (untimed, at plan time). */
+template <class K> cudaError_t configure(uint32_t k) {
+    return with_lists(k, [](auto lists) {
+        return cudaFuncSetAttribute(tile_kernel<K, decltype(lists)::value>,
+                                    cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                    (int)tile_smem_bytes());
+    });
 }
 
 /* The merge (keys to out); *fell_back: whether a tile could not be bound, so the caller
@@ -588,27 +551,15 @@ cudaError_t run(const K *keys, uint64_t n, const uint64_t *offsets, uint32_t k, 
     }
     pick_kernel<<<(tiles + 255) / 256, 256, 0, stream>>>(s.sorted, sh.per_tile, tiles, s.splitters,
                                                          s.flag);
-    empty_lists_kernel<<<k, 256, 0, stream>>>(offsets, k, tiles + 1, s.bounds);
+    if (sh.empty_lists) empty_lists_kernel<<<k, 256, 0, stream>>>(offsets, k, tiles + 1, s.bounds);
     const uint64_t walkers = (n + kBoundsItems - 1) / kBoundsItems;
     bounds_kernel<K><<<(unsigned)((walkers + kBoundsThreads - 1) / kBoundsThreads), kBoundsThreads,
                        0, stream>>>(keys, n, offsets, k, s.splitters, tiles, s.bounds);
-    switch (lists_a_thread(k)) {
-    case 1:
-        launch_tiles<K, 1>(keys, offsets, k, s.bounds, s.splitters, tiles, sh.team, out, s.flag,
-                           stream);
-        break;
-    case 2:
-        launch_tiles<K, 2>(keys, offsets, k, s.bounds, s.splitters, tiles, sh.team, out, s.flag,
-                           stream);
-        break;
-    case 4:
-        launch_tiles<K, 4>(keys, offsets, k, s.bounds, s.splitters, tiles, sh.team, out, s.flag,
-                           stream);
-        break;
-    default:
-        launch_tiles<K, 8>(keys, offsets, k, s.bounds, s.splitters, tiles, sh.team, out, s.flag,
-                           stream);
-    }
+    with_lists(k, [&](auto lists) {
+        tile_kernel<K, decltype(lists)::value><<<tiles, kThreads, tile_smem_bytes(), stream>>>(
+            keys, offsets, k, s.bounds, tiles + 1, sh.team, out, s.flag);
+        return cudaSuccess;
+    });
     cudaError_t e = cudaGetLastError();
     if (e != cudaSuccess) return e;
     uint32_t flag = 0;
