@@ -76,20 +76,11 @@ inline uint32_t sample_stride(uint32_t k) {
     return s < 1 ? 1u : (uint32_t)s;
 }
 
-/* The team for k lists: the power of two at or above a stretch's mean length, 4 to 32
- * lanes. */
-inline uint32_t copy_team(uint32_t k) {
-    uint32_t team = 4;
-    while (team < 32 && team * k < kTarget) team *= 2;
-    return team;
-}
-
 struct Shape {
     uint64_t samples;  /* M */
     uint32_t stride;   /* S */
     uint32_t per_tile; /* c: samples a tile */
     uint32_t tiles;    /* P */
-    uint32_t team;     /* lanes that copy a stretch together */
     bool empty_lists;  /* some list is empty (its bounds are written apart) */
 };
 
@@ -100,7 +91,6 @@ inline Shape shape(uint64_t n, uint32_t k, const uint64_t *host_offsets) {
     s.samples = n / s.stride;
     s.per_tile = kTarget / s.stride ? kTarget / s.stride : 1;
     s.tiles = s.samples ? (uint32_t)((s.samples - 1) / s.per_tile + 1) : 1;
-    s.team = copy_team(k);
     s.empty_lists = !host_offsets;
     for (uint32_t j = 0; host_offsets && j < k && !s.empty_lists; j++)
         s.empty_lists = host_offsets[j] == host_offsets[j + 1];
@@ -168,42 +158,19 @@ __global__ void empty_lists_kernel(const uint64_t *offsets, uint32_t k, uint32_t
     for (uint32_t r = threadIdx.x; r < rows; r += blockDim.x) bounds[(uint64_t)j * rows + r] = 0;
 }
 
-/* Each thread walks kBoundsItems consecutive keys: the rows r whose splitter lies above the
- * key before and at or below this one get this key's place in its list; a list's first key
- * takes row 0 up, and past its last key the remaining rows take its length. */
-template <class K>
-__global__ __launch_bounds__(kBoundsThreads) void bounds_kernel(const K *keys, uint64_t n,
-                                                                const uint64_t *offsets, uint32_t k,
-                                                                const unsigned long long *spl,
-                                                                uint32_t tiles, uint32_t *bounds) {
-    /* The block's keys come in coalesced, through shared memory (a pad word every 32, so
-     * that neither the striped writes nor each thread's run of reads meets a bank twice). */
-    constexpr int kBlockKeys = kBoundsThreads * kBoundsItems;
-    __shared__ uint32_t staged[kBlockKeys + kBlockKeys / 32];
-    const uint64_t block0 = blockIdx.x * (uint64_t)kBlockKeys;
-    const auto pad = [](uint32_t w) { return w + (w >> 5); };
-    if (block0 + kBlockKeys <= n) {
-        const uint4 *p = reinterpret_cast<const uint4 *>(keys + block0);
-#pragma unroll
-        for (int q = 0; q < kBoundsItems / 4; q++) {
-            const uint32_t i = q * kBoundsThreads + threadIdx.x;
-            const uint4 v = __ldg(p + i);
-            staged[pad(4 * i)] = v.x;
-            staged[pad(4 * i + 1)] = v.y;
-            staged[pad(4 * i + 2)] = v.z;
-            staged[pad(4 * i + 3)] = v.w;
-        }
-    } else {
-        for (uint32_t i = threadIdx.x; i < kBlockKeys && block0 + i < n; i += kBoundsThreads)
-            staged[pad(i)] = (uint32_t)keys[block0 + i];
-    }
-    __syncthreads();
-    const uint64_t g0 = block0 + threadIdx.x * (uint64_t)kBoundsItems;
-    if (g0 >= n) return;
-    /* this thread's q-th key, from shared memory as the walk needs it */
-    const auto x = [&](int q) {
-        return ordered_bits((K)staged[pad(threadIdx.x * kBoundsItems + q)]);
-    };
+/* The rows a block of keys from one list finds by searching its keys, a thread a row (at
+ * k = 1024 and 2^27 keys about 680, 2.7 a thread); a block with more, or with keys of
+ * several lists, walks its keys instead. */
+constexpr uint32_t kSearchRowsMost = 4 * kBoundsThreads;
+
+/* Each thread walks kBoundsItems consecutive keys (x(q), from g0 on): the rows r whose
+ * splitter lies above the key before and at or below this one get this key's place in its
+ * list; a list's first key takes row 0 up, and past its last key the remaining rows take
+ * its length. */
+template <class K, class KeyAt>
+__device__ __forceinline__ void
+walk_bounds(const K *keys, uint64_t n, uint64_t g0, const uint64_t *offsets, uint32_t k,
+            const unsigned long long *spl, uint32_t tiles, uint32_t *bounds, KeyAt x) {
     uint32_t j = pb::last_at_or_below(offsets, k, g0); /* the list holding g0 */
     uint64_t start = __ldg(offsets + j), end = __ldg(offsets + j + 1);
     /* the rows already taken in list j: those at or below the key before g0 */
@@ -243,6 +210,92 @@ __global__ __launch_bounds__(kBoundsThreads) void bounds_kernel(const K *keys, u
             }
         }
     }
+}
+
+/* Row r of list j takes the place in list j of its first key at or above splitter r (its
+ * length if none): the rows whose place lies in a block's keys are the block's to write, and
+ * where those keys are all list j's, they are the rows above the key before the block's first
+ * (rank_lo, -1 at the list's start) up to its last key's (rank_hi), each found by a binary
+ * search of the block's keys, and the block with the list's last key also writes the rows
+ * above it. Otherwise each thread walks its keys (walk_bounds). */
+template <class K>
+__global__ __launch_bounds__(kBoundsThreads) void bounds_kernel(const K *keys, uint64_t n,
+                                                                const uint64_t *offsets, uint32_t k,
+                                                                const unsigned long long *spl,
+                                                                uint32_t tiles, uint32_t *bounds) {
+    /* The block's keys come in coalesced, through shared memory (a pad word every 32, so
+     * that neither the striped writes nor each thread's run of reads meets a bank twice). */
+    constexpr int kBlockKeys = kBoundsThreads * kBoundsItems;
+    __shared__ uint32_t staged[kBlockKeys + kBlockKeys / 32];
+    __shared__ uint32_t list_of[2];  /* the lists of the block's first and last keys */
+    __shared__ long long rank_of[2]; /* rank_lo, rank_hi */
+    const uint64_t block0 = blockIdx.x * (uint64_t)kBlockKeys;
+    const uint32_t count = (uint32_t)(n - block0 < kBlockKeys ? n - block0 : kBlockKeys);
+    const auto pad = [](uint32_t w) { return w + (w >> 5); };
+    if (threadIdx.x < 2)
+        list_of[threadIdx.x] =
+            pb::last_at_or_below(offsets, k, block0 + (threadIdx.x ? count - 1 : 0));
+    if (count == kBlockKeys) {
+        const uint4 *p = reinterpret_cast<const uint4 *>(keys + block0);
+#pragma unroll
+        for (int q = 0; q < kBoundsItems / 4; q++) {
+            const uint32_t i = q * kBoundsThreads + threadIdx.x;
+            const uint4 v = __ldg(p + i);
+            staged[pad(4 * i)] = v.x;
+            staged[pad(4 * i + 1)] = v.y;
+            staged[pad(4 * i + 2)] = v.z;
+            staged[pad(4 * i + 3)] = v.w;
+        }
+    } else {
+        for (uint32_t i = threadIdx.x; i < count; i += kBoundsThreads)
+            staged[pad(i)] = (uint32_t)keys[block0 + i];
+    }
+    __syncthreads();
+    /* the block's q-th key's word, from shared memory */
+    const auto word_at = [&](uint32_t q) {
+        return key_word(ordered_bits((K)staged[pad(q)]), block0 + q);
+    };
+    const uint32_t j = list_of[0];
+    if (j == list_of[1]) {
+        const uint64_t start = __ldg(offsets + j), end = __ldg(offsets + j + 1);
+        if (threadIdx.x == 0)
+            rank_of[0] =
+                block0 == start
+                    ? -1
+                    : (long long)pb::last_at_or_below(
+                          spl, tiles, key_word(ordered_bits(keys[block0 - 1]), block0 - 1));
+        if (threadIdx.x == 1) rank_of[1] = pb::last_at_or_below(spl, tiles, word_at(count - 1));
+        __syncthreads();
+        const long long rank_lo = rank_of[0], rank_hi = rank_of[1];
+        if (rank_hi - rank_lo <= (long long)kSearchRowsMost) {
+            uint32_t *col = bounds + (uint64_t)j * (tiles + 1);
+            const uint32_t before = (uint32_t)(block0 - start); /* the list's keys before ours */
+            for (long long r = rank_lo + 1 + threadIdx.x; r <= rank_hi; r += kBoundsThreads) {
+                /* the first key at or above splitter r: it is one of ours, since the key
+                 * before ours lies below it and our last key at or above it */
+                const unsigned long long s = __ldg(spl + r);
+                uint32_t lo = 0, hi = count - 1;
+                while (lo < hi) {
+                    const uint32_t mid = (lo + hi) >> 1;
+                    if (word_at(mid) >= s)
+                        hi = mid;
+                    else
+                        lo = mid + 1;
+                }
+                col[r] = before + lo;
+            }
+            if (block0 + count == end) /* the list's last key is ours */
+                for (long long r = rank_hi + 1 + threadIdx.x; r <= (long long)tiles;
+                     r += kBoundsThreads)
+                    col[r] = (uint32_t)(end - start);
+            return;
+        }
+    }
+    const uint64_t g0 = block0 + threadIdx.x * (uint64_t)kBoundsItems;
+    if (g0 >= n) return;
+    walk_bounds(keys, n, g0, offsets, k, spl, tiles, bounds, [&](int q) {
+        return ordered_bits((K)staged[pad(threadIdx.x * kBoundsItems + q)]);
+    });
 }
 
 /* A tile's stretches as one thread of tile_kernel sees them: its run of kLists lists
@@ -296,31 +349,43 @@ __device__ TileStretches<kLists> stretches_of(const uint32_t *bounds, uint32_t r
     return t;
 }
 
-/* Issues the copies of the tile's stretches into sk (4-byte cp.async, all in flight). A
- * team of `team` lanes (a power of two, about a stretch's length) copies each of its lanes'
- * stretches in turn, so that a warp's copy touches a few lines, not one a lane. */
+/* Issues the copies of the tile's stretches into sk (4-byte cp.async, all in flight). A warp
+ * copies its lanes' stretches, which lie side by side in the tile, 32 places at a time, a
+ * lane a place, so that its copies are contiguous in shared memory: a stretch starting in
+ * the chunk leaves its source's offset from the tile (delta) at its start's slot of the
+ * warp's table and its bit in a mask, and each place takes the delta of the last start at
+ * or before it, or the chunk before's last (carry). */
 template <class K, uint32_t kLists>
-__device__ void copy_stretches(const K *keys, const uint64_t *offsets, uint32_t k,
-                               const TileStretches<kLists> &t, uint32_t *sk, uint32_t team) {
-    const uint32_t lane = threadIdx.x & 31, sub = lane & (team - 1), leader = lane - sub;
-    uint64_t src[kLists];
+__device__ void copy_stretches(const K *keys, const uint64_t *offsets,
+                               const TileStretches<kLists> &t, uint32_t *sk,
+                               unsigned long long (&table)[32]) {
+    const uint32_t lane = threadIdx.x & 31;
     uint32_t dst[kLists], at = t.at;
 #pragma unroll
     for (uint32_t l = 0; l < kLists; l++) {
-        const uint32_t j = threadIdx.x * kLists + l;
-        src[l] = j < k ? __ldg(offsets + j) + t.lo[l] : 0;
         dst[l] = at;
         at += t.len[l];
     }
-    for (uint32_t m = 0; m < team; m++) {
+    /* the warp's places in the tile: [from, to) */
+    const uint32_t from = __shfl_sync(0xffffffffu, t.at, 0), to = __shfl_sync(0xffffffffu, at, 31);
+    unsigned long long carry = 0;
+    for (uint32_t c = from; c < to; c += 32) {
+        uint32_t starts = 0;
 #pragma unroll
         for (uint32_t l = 0; l < kLists; l++) {
-            const uint64_t from = __shfl_sync(0xffffffffu, src[l], leader + m);
-            const uint32_t to = __shfl_sync(0xffffffffu, dst[l], leader + m);
-            const uint32_t len = __shfl_sync(0xffffffffu, t.len[l], leader + m);
-            for (uint32_t q = sub; q < len; q += team)
-                pb::copy_async<4>(sk + to + q, keys + from + q);
+            const uint32_t slot = dst[l] - c;
+            if (t.len[l] > 0 && slot < 32) { /* dst[l] >= c, since c only grows; j < k */
+                table[slot] = __ldg(offsets + threadIdx.x * kLists + l) + t.lo[l] - dst[l];
+                starts |= 1u << slot;
+            }
         }
+        starts = __reduce_or_sync(0xffffffffu, starts);
+        __syncwarp();
+        const uint32_t mine = starts & (2u << lane) - 1; /* starts at or before this place */
+        const unsigned long long d = mine ? table[31 - __clz(mine)] : carry;
+        if (c + lane < to) pb::copy_async<4>(sk + c + lane, keys + (d + c + lane));
+        if (starts) carry = table[31 - __clz(starts)];
+        __syncwarp();
     }
     pb::commit_async();
 }
@@ -365,6 +430,37 @@ __device__ __forceinline__ void scatter_keys(uint32_t *sk, uint32_t *count, uint
             sk[(atomicAdd(&count[counter_word(b)], 1u << half) >> half) & 0xffff] = key[r];
         }
     }
+}
+
+/* Sorts each bucket in place once the keys are scattered (each counter half then holds its
+ * bucket's end, so a word's keys are sk[end of the word before, high half)): a thread takes
+ * every kThreads-th word, so that a warp's words, and the keys they hold, are adjacent and
+ * its loads meet few banks twice, and most words (about 1.5 keys) need one compare or none.
+ * Insertion sort, equal keys never moved; false (every thread) if some thread would move
+ * keys more than kMovesThread times (many distinct keys in a few buckets). Ends with a
+ * barrier. */
+__device__ __forceinline__ bool sort_buckets(uint32_t *sk, const uint32_t *count) {
+    const uint32_t lane = threadIdx.x & 31;
+    uint32_t moves = 0;
+#pragma unroll 4
+    for (int i = 0; i < kWordsThread; i++) {
+        const uint32_t w = i * kThreads + threadIdx.x;
+        const uint32_t word = count[counter_word(2 * w)];
+        const uint32_t before = __shfl_up_sync(0xffffffffu, word, 1);
+        const uint32_t s = lane ? before >> 16 : w ? count[counter_word(2 * w - 1)] >> 16 : 0;
+        const uint32_t e = word >> 16;
+        for (uint32_t a = s + 1; a < e && moves <= kMovesThread; a++) {
+            const uint32_t v = sk[a];
+            uint32_t b = a;
+            while (b > s && sk[b - 1] > v) {
+                sk[b] = sk[b - 1];
+                b--;
+            }
+            if (b != a) sk[b] = v;
+            moves += a - b;
+        }
+    }
+    return !__syncthreads_or(moves > kMovesThread);
 }
 
 /* Sorts a tile whose D keys (raw K bits) have landed in sk and writes it to out; false
@@ -451,24 +547,7 @@ __device__ bool sort_tile(uint32_t *sk, uint32_t *count, const TileStretches<kLi
         scatter_keys(sk, count, D, bucket_of, key);
     }
     __syncthreads();
-    if (!by_value) {
-        /* This thread's buckets hold sk[first, first + sum): insertion-sorted, equal keys
-         * never moved, so a bucket of copies costs one compare a key; a thread that moves
-         * keys more than kMovesThread times (many distinct keys in a few buckets) gives up
-         * the tile. */
-        uint32_t moves = 0;
-        for (uint32_t a = first + 1; a < first + sum && moves <= kMovesThread; a++) {
-            const uint32_t v = sk[a];
-            uint32_t b = a;
-            while (b > first && sk[b - 1] > v) {
-                sk[b] = sk[b - 1];
-                b--;
-            }
-            sk[b] = v;
-            moves += a - b;
-        }
-        if (__syncthreads_or(moves > kMovesThread)) return false;
-    }
+    if (!by_value && !sort_buckets(sk, count)) return false;
 #pragma unroll
     for (int r = 0; r < kItems; r++) {
         const uint32_t q = th + r * kThreads;
@@ -483,16 +562,16 @@ __device__ bool sort_tile(uint32_t *sk, uint32_t *count, const TileStretches<kLi
 template <class K, uint32_t kLists>
 __global__ __launch_bounds__(kThreads, 2) void tile_kernel(const K *keys, const uint64_t *offsets,
                                                            uint32_t k, const uint32_t *bounds,
-                                                           uint32_t rows, uint32_t team, K *out,
-                                                           uint32_t *flag) {
+                                                           uint32_t rows, K *out, uint32_t *flag) {
     __shared__ TileShared<kLists> sh;
+    __shared__ unsigned long long copy_table[kThreads / 32][32];
     extern __shared__ __align__(16) uint32_t smem[];
     uint32_t *sk = smem, *count = smem + kCap;
     const TileStretches<kLists> t = stretches_of(bounds, rows, k, blockIdx.x, sh);
     if (t.keys == 0) return;
     bool done = false;
     if (t.sorted_in_shared()) {
-        copy_stretches(keys, offsets, k, t, sk, team);
+        copy_stretches(keys, offsets, t, sk, copy_table[threadIdx.x / 32]);
         pb::wait_async_all();
         __syncthreads();
         done = sort_tile(sk, count, t, sh, out);
@@ -557,7 +636,7 @@ cudaError_t run(const K *keys, uint64_t n, const uint64_t *offsets, uint32_t k, 
                        0, stream>>>(keys, n, offsets, k, s.splitters, tiles, s.bounds);
     with_lists(k, [&](auto lists) {
         tile_kernel<K, decltype(lists)::value><<<tiles, kThreads, tile_smem_bytes(), stream>>>(
-            keys, offsets, k, s.bounds, tiles + 1, sh.team, out, s.flag);
+            keys, offsets, k, s.bounds, tiles + 1, out, s.flag);
         return cudaSuccess;
     });
     cudaError_t e = cudaGetLastError();

@@ -134,6 +134,20 @@ static void every_type_and_size_kind(void **state) {
             }
 }
 
+/* Lists longer than a block of the value split's bounds kernel (8192 keys), so that a block
+ * of one list's keys finds its rows by searching them (and its first or last block the rows
+ * at the list's ends), beside blocks that span lists and walk: few lists, keys spread, few
+ * distinct (equal keys cut between tiles) or normal. */
+static void long_lists(void **state) {
+    (void)state;
+    const char *const dists[] = {"uniform", "few-unique", "normal"};
+    const int64_t ks[] = {2, 5, 24};
+    for (size_t d = 0; d < COUNT(dists); d++)
+        for (size_t i = 0; i < COUNT(ks); i++)
+            check(ks[i], small ? 50021 : 400009, i % 2 ? "zipf" : "uniform", d % 2 ? "i32" : "u32",
+                  dists[d], "none");
+}
+
 /* The list counts where a multiway pass's tiles start to be bucketed (8: three rounds of
  * 8-byte keys or of values) or one pass takes up to 64 lists (48, 64), every key type. */
 static void bucketed_pass_shapes(void **state) {
@@ -234,6 +248,7 @@ int main(void) {
         cmocka_unit_test(many_lists),           cmocka_unit_test(every_type_and_size_kind),
         cmocka_unit_test(signed_zeros),         cmocka_unit_test(seed_like),
         cmocka_unit_test(bucketed_pass_shapes), cmocka_unit_test(narrow_range_keys),
+        cmocka_unit_test(long_lists),
     };
     const char *modes[] = {"rounds", "multiway", "sort", "split"};
     /* PB_TEST_MERGE_MODES (e.g. "rounds,sort"): only those, so that a long run under
