@@ -39,6 +39,15 @@
 #include "merge_keys.cuh"
 #include "search.cuh"
 
+/* A/B switches of session 38 (tools/link-variant -D...): the tile's copy by chunks of a
+ * warp (1) or by teams (0), and its bucket sort (0, 1, 2: sort_thread_buckets, sort_buckets). */
+#ifndef PB_SPLIT_CHUNK_COPY
+#define PB_SPLIT_CHUNK_COPY 0
+#endif
+#ifndef PB_SPLIT_SORT
+#define PB_SPLIT_SORT 2
+#endif
+
 namespace pb::merge::split {
 
 /* Two blocks an SM: 512 threads of at most 64 registers, and under half the shared memory. */
@@ -76,11 +85,20 @@ inline uint32_t sample_stride(uint32_t k) {
     return s < 1 ? 1u : (uint32_t)s;
 }
 
+/* The team for k lists: the power of two at or above a stretch's mean length, 4 to 32
+ * lanes. */
+inline uint32_t copy_team(uint32_t k) {
+    uint32_t team = 4;
+    while (team < 32 && team * k < kTarget) team *= 2;
+    return team;
+}
+
 struct Shape {
     uint64_t samples;  /* M */
     uint32_t stride;   /* S */
     uint32_t per_tile; /* c: samples a tile */
     uint32_t tiles;    /* P */
+    uint32_t team;     /* lanes that copy a stretch together (PB_SPLIT_CHUNK_COPY=0) */
     bool empty_lists;  /* some list is empty (its bounds are written apart) */
 };
 
@@ -91,6 +109,7 @@ inline Shape shape(uint64_t n, uint32_t k, const uint64_t *host_offsets) {
     s.samples = n / s.stride;
     s.per_tile = kTarget / s.stride ? kTarget / s.stride : 1;
     s.tiles = s.samples ? (uint32_t)((s.samples - 1) / s.per_tile + 1) : 1;
+    s.team = copy_team(k);
     s.empty_lists = !host_offsets;
     for (uint32_t j = 0; host_offsets && j < k && !s.empty_lists; j++)
         s.empty_lists = host_offsets[j] == host_offsets[j + 1];
@@ -390,6 +409,36 @@ __device__ void copy_stretches(const K *keys, const uint64_t *offsets,
     pb::commit_async();
 }
 
+/* Issues the copies of the tile's stretches into sk (4-byte cp.async, all in flight). A
+ * team of `team` lanes (a power of two, about a stretch's length) copies each of its lanes'
+ * stretches in turn, so that a warp's copy touches a few lines, not one a lane. */
+template <class K, uint32_t kLists>
+__device__ void copy_stretches_by_teams(const K *keys, const uint64_t *offsets, uint32_t k,
+                                        const TileStretches<kLists> &t, uint32_t *sk,
+                                        uint32_t team) {
+    const uint32_t lane = threadIdx.x & 31, sub = lane & (team - 1), leader = lane - sub;
+    uint64_t src[kLists];
+    uint32_t dst[kLists], at = t.at;
+#pragma unroll
+    for (uint32_t l = 0; l < kLists; l++) {
+        const uint32_t j = threadIdx.x * kLists + l;
+        src[l] = j < k ? __ldg(offsets + j) + t.lo[l] : 0;
+        dst[l] = at;
+        at += t.len[l];
+    }
+    for (uint32_t m = 0; m < team; m++) {
+#pragma unroll
+        for (uint32_t l = 0; l < kLists; l++) {
+            const uint64_t from = __shfl_sync(0xffffffffu, src[l], leader + m);
+            const uint32_t to = __shfl_sync(0xffffffffu, dst[l], leader + m);
+            const uint32_t len = __shfl_sync(0xffffffffu, t.len[l], leader + m);
+            for (uint32_t q = sub; q < len; q += team)
+                pb::copy_async<4>(sk + to + q, keys + from + q);
+        }
+    }
+    pb::commit_async();
+}
+
 /* Counts a tile's keys (sk, D of them) into their buckets' 16-bit counters, keeping them
  * in key[]; kShared (a tile bucketed by value, whose buckets may hold many copies of a key,
  * and which needs its keys no more): the lanes of a warp that share a bucket add once
@@ -430,6 +479,45 @@ __device__ __forceinline__ void scatter_keys(uint32_t *sk, uint32_t *count, uint
             sk[(atomicAdd(&count[counter_word(b)], 1u << half) >> half) & 0xffff] = key[r];
         }
     }
+}
+
+/* This thread's buckets hold sk[first, first + sum): insertion-sorted, equal keys never
+ * moved; the largest key so far stays in a register, so a key in order (most: about 0.75 a
+ * bucket) costs one load and one compare (PB_SPLIT_SORT=2; 0 reads its left neighbour and
+ * stores it back, as session 37 did). A thread that moves keys more than kMovesThread times
+ * (many distinct keys in a few buckets) gives up the tile: false, every thread. Ends with a
+ * barrier. */
+__device__ __forceinline__ bool sort_thread_buckets(uint32_t *sk, uint32_t first, uint32_t sum) {
+    uint32_t moves = 0;
+#if PB_SPLIT_SORT == 2
+    uint32_t top = sum ? sk[first] : 0;
+    for (uint32_t a = first + 1; a < first + sum && moves <= kMovesThread; a++) {
+        const uint32_t v = sk[a];
+        if (v >= top) {
+            top = v;
+            continue;
+        }
+        uint32_t b = a;
+        while (b > first && sk[b - 1] > v) {
+            sk[b] = sk[b - 1];
+            b--;
+        }
+        sk[b] = v;
+        moves += a - b;
+    }
+#else
+    for (uint32_t a = first + 1; a < first + sum && moves <= kMovesThread; a++) {
+        const uint32_t v = sk[a];
+        uint32_t b = a;
+        while (b > first && sk[b - 1] > v) {
+            sk[b] = sk[b - 1];
+            b--;
+        }
+        sk[b] = v;
+        moves += a - b;
+    }
+#endif
+    return !__syncthreads_or(moves > kMovesThread);
 }
 
 /* Sorts each bucket in place once the keys are scattered (each counter half then holds its
@@ -547,7 +635,11 @@ __device__ bool sort_tile(uint32_t *sk, uint32_t *count, const TileStretches<kLi
         scatter_keys(sk, count, D, bucket_of, key);
     }
     __syncthreads();
+#if PB_SPLIT_SORT == 1
     if (!by_value && !sort_buckets(sk, count)) return false;
+#else
+    if (!by_value && !sort_thread_buckets(sk, first, sum)) return false;
+#endif
 #pragma unroll
     for (int r = 0; r < kItems; r++) {
         const uint32_t q = th + r * kThreads;
@@ -562,16 +654,24 @@ __device__ bool sort_tile(uint32_t *sk, uint32_t *count, const TileStretches<kLi
 template <class K, uint32_t kLists>
 __global__ __launch_bounds__(kThreads, 2) void tile_kernel(const K *keys, const uint64_t *offsets,
                                                            uint32_t k, const uint32_t *bounds,
-                                                           uint32_t rows, K *out, uint32_t *flag) {
+                                                           uint32_t rows, uint32_t team, K *out,
+                                                           uint32_t *flag) {
     __shared__ TileShared<kLists> sh;
+#if PB_SPLIT_CHUNK_COPY
     __shared__ unsigned long long copy_table[kThreads / 32][32];
+#endif
     extern __shared__ __align__(16) uint32_t smem[];
     uint32_t *sk = smem, *count = smem + kCap;
     const TileStretches<kLists> t = stretches_of(bounds, rows, k, blockIdx.x, sh);
     if (t.keys == 0) return;
     bool done = false;
     if (t.sorted_in_shared()) {
+#if PB_SPLIT_CHUNK_COPY
+        (void)team;
         copy_stretches(keys, offsets, t, sk, copy_table[threadIdx.x / 32]);
+#else
+        copy_stretches_by_teams(keys, offsets, k, t, sk, team);
+#endif
         pb::wait_async_all();
         __syncthreads();
         done = sort_tile(sk, count, t, sh, out);
@@ -636,7 +736,7 @@ cudaError_t run(const K *keys, uint64_t n, const uint64_t *offsets, uint32_t k, 
                        0, stream>>>(keys, n, offsets, k, s.splitters, tiles, s.bounds);
     with_lists(k, [&](auto lists) {
         tile_kernel<K, decltype(lists)::value><<<tiles, kThreads, tile_smem_bytes(), stream>>>(
-            keys, offsets, k, s.bounds, tiles + 1, out, s.flag);
+            keys, offsets, k, s.bounds, tiles + 1, sh.team, out, s.flag);
         return cudaSuccess;
     });
     cudaError_t e = cudaGetLastError();
