@@ -39,15 +39,6 @@
 #include "merge_keys.cuh"
 #include "search.cuh"
 
-/* A/B switches of session 38 (tools/link-variant -D...): the tile's copy by chunks of a
- * warp (1) or by teams (0), and its bucket sort (0, 1, 2: sort_thread_buckets, sort_buckets). */
-#ifndef PB_SPLIT_CHUNK_COPY
-#define PB_SPLIT_CHUNK_COPY 0
-#endif
-#ifndef PB_SPLIT_SORT
-#define PB_SPLIT_SORT 2
-#endif
-
 namespace pb::merge::split {
 
 /* Two blocks an SM: 512 threads of at most 64 registers, and under half the shared memory. */
@@ -98,7 +89,7 @@ struct Shape {
     uint32_t stride;   /* S */
     uint32_t per_tile; /* c: samples a tile */
     uint32_t tiles;    /* P */
-    uint32_t team;     /* lanes that copy a stretch together (PB_SPLIT_CHUNK_COPY=0) */
+    uint32_t team;     /* lanes that copy a stretch together */
     bool empty_lists;  /* some list is empty (its bounds are written apart) */
 };
 
@@ -180,7 +171,10 @@ __global__ void empty_lists_kernel(const uint64_t *offsets, uint32_t k, uint32_t
 /* The rows a block of keys from one list finds by searching its keys, a thread a row (at
  * k = 1024 and 2^27 keys about 680, 2.7 a thread); a block with more, or with keys of
  * several lists, walks its keys instead. */
-constexpr uint32_t kSearchRowsMost = 4 * kBoundsThreads;
+#ifndef PB_SPLIT_SEARCH_ROWS /* an A/B switch (tools/link-variant -DPB_SPLIT_SEARCH_ROWS=N) */
+#define PB_SPLIT_SEARCH_ROWS 4
+#endif
+constexpr uint32_t kSearchRowsMost = PB_SPLIT_SEARCH_ROWS * kBoundsThreads;
 
 /* Each thread walks kBoundsItems consecutive keys (x(q), from g0 on): the rows r whose
  * splitter lies above the key before and at or below this one get this key's place in its
@@ -368,54 +362,12 @@ __device__ TileStretches<kLists> stretches_of(const uint32_t *bounds, uint32_t r
     return t;
 }
 
-/* Issues the copies of the tile's stretches into sk (4-byte cp.async, all in flight). A warp
- * copies its lanes' stretches, which lie side by side in the tile, 32 places at a time, a
- * lane a place, so that its copies are contiguous in shared memory: a stretch starting in
- * the chunk leaves its source's offset from the tile (delta) at its start's slot of the
- * warp's table and its bit in a mask, and each place takes the delta of the last start at
- * or before it, or the chunk before's last (carry). */
-template <class K, uint32_t kLists>
-__device__ void copy_stretches(const K *keys, const uint64_t *offsets,
-                               const TileStretches<kLists> &t, uint32_t *sk,
-                               unsigned long long (&table)[32]) {
-    const uint32_t lane = threadIdx.x & 31;
-    uint32_t dst[kLists], at = t.at;
-#pragma unroll
-    for (uint32_t l = 0; l < kLists; l++) {
-        dst[l] = at;
-        at += t.len[l];
-    }
-    /* the warp's places in the tile: [from, to) */
-    const uint32_t from = __shfl_sync(0xffffffffu, t.at, 0), to = __shfl_sync(0xffffffffu, at, 31);
-    unsigned long long carry = 0;
-    for (uint32_t c = from; c < to; c += 32) {
-        uint32_t starts = 0;
-#pragma unroll
-        for (uint32_t l = 0; l < kLists; l++) {
-            const uint32_t slot = dst[l] - c;
-            if (t.len[l] > 0 && slot < 32) { /* dst[l] >= c, since c only grows; j < k */
-                table[slot] = __ldg(offsets + threadIdx.x * kLists + l) + t.lo[l] - dst[l];
-                starts |= 1u << slot;
-            }
-        }
-        starts = __reduce_or_sync(0xffffffffu, starts);
-        __syncwarp();
-        const uint32_t mine = starts & (2u << lane) - 1; /* starts at or before this place */
-        const unsigned long long d = mine ? table[31 - __clz(mine)] : carry;
-        if (c + lane < to) pb::copy_async<4>(sk + c + lane, keys + (d + c + lane));
-        if (starts) carry = table[31 - __clz(starts)];
-        __syncwarp();
-    }
-    pb::commit_async();
-}
-
 /* Issues the copies of the tile's stretches into sk (4-byte cp.async, all in flight). A
  * team of `team` lanes (a power of two, about a stretch's length) copies each of its lanes'
  * stretches in turn, so that a warp's copy touches a few lines, not one a lane. */
 template <class K, uint32_t kLists>
-__device__ void copy_stretches_by_teams(const K *keys, const uint64_t *offsets, uint32_t k,
-                                        const TileStretches<kLists> &t, uint32_t *sk,
-                                        uint32_t team) {
+__device__ void copy_stretches(const K *keys, const uint64_t *offsets, uint32_t k,
+                               const TileStretches<kLists> &t, uint32_t *sk, uint32_t team) {
     const uint32_t lane = threadIdx.x & 31, sub = lane & (team - 1), leader = lane - sub;
     uint64_t src[kLists];
     uint32_t dst[kLists], at = t.at;
@@ -483,13 +435,12 @@ __device__ __forceinline__ void scatter_keys(uint32_t *sk, uint32_t *count, uint
 
 /* This thread's buckets hold sk[first, first + sum): insertion-sorted, equal keys never
  * moved; the largest key so far stays in a register, so a key in order (most: about 0.75 a
- * bucket) costs one load and one compare (PB_SPLIT_SORT=2; 0 reads its left neighbour and
- * stores it back, as session 37 did). A thread that moves keys more than kMovesThread times
+ * bucket) costs one load and one compare, where session 37's read its left neighbour and
+ * stored it back. A thread that moves keys more than kMovesThread times
  * (many distinct keys in a few buckets) gives up the tile: false, every thread. Ends with a
  * barrier. */
 __device__ __forceinline__ bool sort_thread_buckets(uint32_t *sk, uint32_t first, uint32_t sum) {
     uint32_t moves = 0;
-#if PB_SPLIT_SORT == 2
     uint32_t top = sum ? sk[first] : 0;
     for (uint32_t a = first + 1; a < first + sum && moves <= kMovesThread; a++) {
         const uint32_t v = sk[a];
@@ -504,49 +455,6 @@ __device__ __forceinline__ bool sort_thread_buckets(uint32_t *sk, uint32_t first
         }
         sk[b] = v;
         moves += a - b;
-    }
-#else
-    for (uint32_t a = first + 1; a < first + sum && moves <= kMovesThread; a++) {
-        const uint32_t v = sk[a];
-        uint32_t b = a;
-        while (b > first && sk[b - 1] > v) {
-            sk[b] = sk[b - 1];
-            b--;
-        }
-        sk[b] = v;
-        moves += a - b;
-    }
-#endif
-    return !__syncthreads_or(moves > kMovesThread);
-}
-
-/* Sorts each bucket in place once the keys are scattered (each counter half then holds its
- * bucket's end, so a word's keys are sk[end of the word before, high half)): a thread takes
- * every kThreads-th word, so that a warp's words, and the keys they hold, are adjacent and
- * its loads meet few banks twice, and most words (about 1.5 keys) need one compare or none.
- * Insertion sort, equal keys never moved; false (every thread) if some thread would move
- * keys more than kMovesThread times (many distinct keys in a few buckets). Ends with a
- * barrier. */
-__device__ __forceinline__ bool sort_buckets(uint32_t *sk, const uint32_t *count) {
-    const uint32_t lane = threadIdx.x & 31;
-    uint32_t moves = 0;
-#pragma unroll 4
-    for (int i = 0; i < kWordsThread; i++) {
-        const uint32_t w = i * kThreads + threadIdx.x;
-        const uint32_t word = count[counter_word(2 * w)];
-        const uint32_t before = __shfl_up_sync(0xffffffffu, word, 1);
-        const uint32_t s = lane ? before >> 16 : w ? count[counter_word(2 * w - 1)] >> 16 : 0;
-        const uint32_t e = word >> 16;
-        for (uint32_t a = s + 1; a < e && moves <= kMovesThread; a++) {
-            const uint32_t v = sk[a];
-            uint32_t b = a;
-            while (b > s && sk[b - 1] > v) {
-                sk[b] = sk[b - 1];
-                b--;
-            }
-            if (b != a) sk[b] = v;
-            moves += a - b;
-        }
     }
     return !__syncthreads_or(moves > kMovesThread);
 }
@@ -635,11 +543,7 @@ __device__ bool sort_tile(uint32_t *sk, uint32_t *count, const TileStretches<kLi
         scatter_keys(sk, count, D, bucket_of, key);
     }
     __syncthreads();
-#if PB_SPLIT_SORT == 1
-    if (!by_value && !sort_buckets(sk, count)) return false;
-#else
     if (!by_value && !sort_thread_buckets(sk, first, sum)) return false;
-#endif
 #pragma unroll
     for (int r = 0; r < kItems; r++) {
         const uint32_t q = th + r * kThreads;
@@ -657,21 +561,13 @@ __global__ __launch_bounds__(kThreads, 2) void tile_kernel(const K *keys, const 
                                                            uint32_t rows, uint32_t team, K *out,
                                                            uint32_t *flag) {
     __shared__ TileShared<kLists> sh;
-#if PB_SPLIT_CHUNK_COPY
-    __shared__ unsigned long long copy_table[kThreads / 32][32];
-#endif
     extern __shared__ __align__(16) uint32_t smem[];
     uint32_t *sk = smem, *count = smem + kCap;
     const TileStretches<kLists> t = stretches_of(bounds, rows, k, blockIdx.x, sh);
     if (t.keys == 0) return;
     bool done = false;
     if (t.sorted_in_shared()) {
-#if PB_SPLIT_CHUNK_COPY
-        (void)team;
-        copy_stretches(keys, offsets, t, sk, copy_table[threadIdx.x / 32]);
-#else
-        copy_stretches_by_teams(keys, offsets, k, t, sk, team);
-#endif
+        copy_stretches(keys, offsets, k, t, sk, team);
         pb::wait_async_all();
         __syncthreads();
         done = sort_tile(sk, count, t, sh, out);
