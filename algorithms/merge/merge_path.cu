@@ -25,14 +25,14 @@
  *     merging.
  *
  * Rounds ping-pong between scratch buffers, arranged so the last lands in the output. k = 1
- * is a copy. 4-byte integer keys alone from 256 to 1024 lists and 2^24 keys take a third
- * method instead, the one-pass value split (value_split.cuh, split_beats_merge): tiles cut
- * at sampled keys, every list's bounds found by one read of the keys, each tile sorted in
- * shared memory. Beyond kMaxRoundLists lists (more than 12 rounds), and for 4-byte keys from
- * 256 lists on below a size that grows with k (sort_beats_merge), the merge is CUB's radix
- * sort: stable, so the same order, and fewer passes than the rounds. 4-byte keys are sorted as
- * they are (with their values); 8-byte keys as (ordered key, input index) pairs, then
- * gathered. */
+ * is a copy. 4-byte integer keys alone from 128 to 2048 lists and 2^24 keys (2048 up to
+ * 2^27) take a third method instead, the one-pass value split (value_split.cuh,
+ * split_beats_merge): tiles cut at sampled keys, every list's bounds found by one read of
+ * the keys, each tile sorted in shared memory. Beyond kMaxRoundLists lists (more than 12 rounds),
+ * and for 4-byte keys from 256 lists on below a size that grows with k (sort_beats_merge), the
+ * merge is CUB's radix sort: stable, so the same order, and fewer passes than the rounds. 4-byte
+ * keys are sorted as they are (with their values); 8-byte keys as (ordered key, input index) pairs,
+ * then gathered. */
 #include <cuda_runtime.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -483,22 +483,25 @@ template <class K> constexpr bool sorts_as_keys() {
 }
 
 /* Where the one-pass value split (value_split.cuh) merges: 4-byte integer keys alone, up to
- * split::kMaxLists lists, where it beats the other methods. H200, u32
- * keys alone, sizes uniform, 20 runs (configs/tests/merge-value-split-ab.json), time against
- * the method by size:
- *   call 3 (split forced, same call) at 2^24, 2^26, 2^27 keys: k = 16 1.69, 1.68, 1.75x;
- *   k = 64 1.07, 1.13, 1.20x; k = 4096 1.23, 1.19, 1.27x (its bounds, a word for every
- *   three keys, outgrow the L2);
- *   call 5 (final code, against call 4's PB_MERGE_SPLIT=0 run, so across calls):
- *   k = 256 0.48, 0.80, 0.80x; 512 0.71, 0.80, 0.83x; 1024 0.78, 0.86, 0.91x (2^28 0.91x);
- *   2048 0.98, 1.01, 1.07x. At k = 1024, 2^27: normal keys 1.20x, zipf keys 1.11x,
- *   few-unique 0.99x, i32 with sizes equal, zipf or a quarter empty 0.88 to 0.99x.
- * So from 256 to 1024 lists, from 2^24 keys (unmeasured below). PB_MERGE_SPLIT=0 leaves it
- * out of the choice (A/B runs). */
+ * split::kMaxLists lists, where it beats the other methods. H200, u32 keys alone, sizes
+ * uniform, 20 runs, time against the method by size:
+ *   session 37 call 3 (split forced, same call) at 2^24, 2^26, 2^27 keys: k = 16 1.69,
+ *   1.68, 1.75x; k = 64 1.07, 1.13, 1.20x; k = 4096 1.23, 1.19, 1.27x (its bounds, a word
+ *   for every three keys, outgrow the L2);
+ *   session 38 call 4 (configs/tests/merge-split-rule-ab.json, same call; its bounds found
+ *   by searching a block's keys): k = 128 0.80, 0.78, 0.77x; k = 2048 0.97, 0.94, 0.99x;
+ *   session 38 call 3 against session 37's split (configs/tests/merge-split-tile-ab.json),
+ *   2^27 keys: k = 256 0.94x, 512 0.93x, 1024 0.94x; at k = 1024 normal keys 0.77x, zipf
+ *   0.93x, few-unique 0.75x (session 37's split was 0.80 to 0.91x the multiway passes at
+ *   256 to 1024 lists, 1.20x on normal keys and 1.11x on zipf).
+ * So from 128 to 1024 lists from 2^24 keys, and 2048 lists from 2^24 to 2^27 keys (at 2^28
+ * its bounds would be 180 MB; not measured). PB_MERGE_SPLIT=0 leaves it out of the choice
+ * (A/B runs). */
 inline bool split_beats_merge(const pb_merge_args *a) {
     const char *e = getenv("PB_MERGE_SPLIT");
     if (e && strcmp(e, "0") == 0) return false;
-    return a->k >= 256 && a->k <= 1024 && a->n >= (1ull << 24);
+    if (a->k < 128 || a->n < (1ull << 24)) return false;
+    return a->k <= 1024 || (a->k <= 2048 && a->n <= (1ull << 27));
 }
 template <class K> bool use_split(const pb_merge_args *a, bool pairs, Method m) {
     if (!split::takes<K>() || pairs || a->k > split::kMaxLists) return false;

@@ -8,9 +8,11 @@
  *     splitter is known to within S keys, so a tile's size strays by about S sqrt(k / 6)).
  *  3. bounds_kernel: one read of the keys finds, for every list and splitter, how many of
  *     the list's keys lie below the splitter (bounds[list][row], a list's rows
- *     contiguous, so that a thread's writes are too): a list is sorted, so a splitter's
- *     bound is where the keys cross it, and a thread walks its stretch of keys once,
- *     comparing against the next splitter.
+ *     contiguous): a list is sorted, so a splitter's bound is where the keys cross it; a
+ *     block whose keys are one list's finds the splitters that cross them from its first
+ *     and last keys and each one's place by a binary search of its keys in shared memory,
+ *     and a block of several lists' keys walks them, a thread its stretch, comparing
+ *     against the next splitter.
  *  4. tile_kernel, a block a tile (two an SM): its stretch of every list (rows i and
  *     i + 1), its output place (the sum of row i), its keys copied into shared memory by
  *     cp.async, bucketed linearly over their range (about one key a bucket, 16-bit
@@ -170,11 +172,10 @@ __global__ void empty_lists_kernel(const uint64_t *offsets, uint32_t k, uint32_t
 
 /* The rows a block of keys from one list finds by searching its keys, a thread a row (at
  * k = 1024 and 2^27 keys about 680, 2.7 a thread); a block with more, or with keys of
- * several lists, walks its keys instead. */
-#ifndef PB_SPLIT_SEARCH_ROWS /* an A/B switch (tools/link-variant -DPB_SPLIT_SEARCH_ROWS=N) */
-#define PB_SPLIT_SEARCH_ROWS 4
-#endif
-constexpr uint32_t kSearchRowsMost = PB_SPLIT_SEARCH_ROWS * kBoundsThreads;
+ * several lists, walks its keys instead. H200, k = 2048 (about 1370 rows a block), split
+ * forced: 8 a thread against 4 took 0.97x and 0.97x the time at 2^26 and 2^27 keys
+ * (results/h200/session38-call4-merge-split-rule-ab*). */
+constexpr uint32_t kSearchRowsMost = 8 * kBoundsThreads;
 
 /* Each thread walks kBoundsItems consecutive keys (x(q), from g0 on): the rows r whose
  * splitter lies above the key before and at or below this one get this key's place in its
