@@ -26,6 +26,21 @@ __host__ __device__ inline uint32_t last_at_or_below(const T *a, uint32_t n,
     return lo;
 }
 
+/* The first i in [lo, hi) where below(i) is false (hi if none), below true on a prefix:
+ * multiway's cut of a run at a splitter (first_not_below), the value split's place of a
+ * splitter among a block's keys (bounds_kernel). */
+template <class Below>
+__host__ __device__ inline uint32_t first_not(uint32_t lo, uint32_t hi, Below below) {
+    while (lo < hi) {
+        const uint32_t mid = lo + ((hi - lo) >> 1);
+        if (below(mid))
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
 /* A search by g lanes for the first position in [lo, hi] where a monotone predicate holds
  * (hi itself counting as holding): lane j tests kary_probe(lo, step, j), positions from hi
  * on count as holding, and f, the number of lanes that found it false (a prefix), narrows

@@ -1,8 +1,8 @@
 /* merge/path's partition searches (algorithms/merge/merge_search.cuh) on the CPU: on
  * sorted runs with many ties, empty runs and runs of 2^24, every diagonal's split equals
  * the count of A's keys among the first d outputs of std::stable_merge-like merging (ties
- * to A). Also the search for the pair or group that holds a position, and the g-lane
- * search multisplit's bin offsets run. */
+ * to A). Also the search for the pair or group that holds a position, the g-lane search
+ * multisplit's bin offsets run, and the predicate search first_not. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -133,8 +133,6 @@ static void kary_search_is_lower_bound(void **state) {
     }
 }
 
-/* last_at_or_below against std::upper_bound, on starts with runs of equal entries (empty
- * pairs or groups), for every x from the first start to past the last. */
 /* ceil_log2 against its definition: the least l with 2^l >= v. */
 static void ceil_log2_is_least_power(void **state) {
     (void)state;
@@ -148,6 +146,38 @@ static void ceil_log2_is_least_power(void **state) {
     }
 }
 
+/* first_not against std::lower_bound (the predicate "below v"), on sorted keys with runs of
+ * equal keys, every sub-range [lo, hi) and every v from below the first key to past the
+ * last. */
+struct KeyBelow { /* a functor, not a host lambda: first_not is host and device code */
+    const uint32_t *keys;
+    uint32_t v;
+    __host__ __device__ bool operator()(uint32_t i) const { return keys[i] < v; }
+};
+static void first_not_is_lower_bound(void **state) {
+    (void)state;
+    srand(5);
+    for (int trial = 0; trial < 100; trial++) {
+        std::vector<uint32_t> keys(rand() % 40);
+        uint32_t at = (uint32_t)(rand() % 5);
+        for (auto &x : keys) {
+            x = at;
+            at += rand() % 3 == 0 ? 0 : (uint32_t)(rand() % 6);
+        }
+        const uint32_t n = (uint32_t)keys.size();
+        for (uint32_t lo = 0; lo <= n; lo++)
+            for (uint32_t hi = lo; hi <= n; hi++)
+                for (uint32_t v = 0; v <= at + 2; v++) {
+                    const uint32_t want =
+                        (uint32_t)(std::lower_bound(keys.begin() + lo, keys.begin() + hi, v) -
+                                   keys.begin());
+                    assert_int_equal(pb::first_not(lo, hi, KeyBelow{keys.data(), v}), want);
+                }
+    }
+}
+
+/* last_at_or_below against std::upper_bound, on starts with runs of equal entries (empty
+ * pairs or groups), for every x from the first start to past the last. */
 static void last_start_at_or_below(void **state) {
     (void)state;
     srand(3);
@@ -182,7 +212,7 @@ int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(every_diagonal_of_random_runs), cmocka_unit_test(long_interleaved_runs),
         cmocka_unit_test(last_start_at_or_below),        cmocka_unit_test(ceil_log2_is_least_power),
-        cmocka_unit_test(kary_search_is_lower_bound),
+        cmocka_unit_test(kary_search_is_lower_bound),    cmocka_unit_test(first_not_is_lower_bound),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -11,6 +11,8 @@
 
 #include <stdint.h>
 
+#include "search.cuh"
+
 namespace pb::merge::multiway {
 
 constexpr uint32_t kMaxGroup = 64; /* runs merged by one tile: two a lane in the split */
@@ -83,15 +85,7 @@ __host__ __device__ inline uint64_t next_group_bound(uint64_t bound, uint32_t S,
 template <class K>
 __host__ __device__ inline uint32_t first_not_below(const K *a, uint32_t lo, uint32_t hi, K v,
                                                     bool le) {
-    while (lo < hi) {
-        const uint32_t mid = lo + ((hi - lo) >> 1);
-        const bool below = le ? !(v < a[mid]) : a[mid] < v;
-        if (below)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    return lo;
+    return pb::first_not(lo, hi, [&](uint32_t i) { return le ? !(v < a[i]) : a[i] < v; });
 }
 
 /* Where splitter v cuts the run keys[rs, re) of another run than its own: first among the

@@ -288,15 +288,8 @@ __global__ __launch_bounds__(kBoundsThreads) void bounds_kernel(const K *keys, u
                 /* the first key at or above splitter r: it is one of ours, since the key
                  * before ours lies below it and our last key at or above it */
                 const unsigned long long s = __ldg(spl + r);
-                uint32_t lo = 0, hi = count - 1;
-                while (lo < hi) {
-                    const uint32_t mid = (lo + hi) >> 1;
-                    if (word_at(mid) >= s)
-                        hi = mid;
-                    else
-                        lo = mid + 1;
-                }
-                col[r] = before + lo;
+                col[r] = before +
+                         pb::first_not(0, count - 1, [&](uint32_t q) { return word_at(q) < s; });
             }
             if (block0 + count == end) /* the list's last key is ours */
                 for (long long r = rank_hi + 1 + threadIdx.x; r <= (long long)tiles;
