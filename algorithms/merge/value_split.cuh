@@ -41,6 +41,16 @@
 #include "merge_keys.cuh"
 #include "search.cuh"
 
+/* A/B switch (tools/link-variant ... -DPB_SPLIT_SLOT_COPY=1): copy_slots instead of
+ * copy_stretches. */
+#ifndef PB_SPLIT_SLOT_COPY
+#define PB_SPLIT_SLOT_COPY 0
+#endif
+/* A/B switch (-DPB_SPLIT_RANK_WALK=1): write_by_ranks before the insertion sort. */
+#ifndef PB_SPLIT_RANK_WALK
+#define PB_SPLIT_RANK_WALK 0
+#endif
+
 namespace pb::merge::split {
 
 /* Two blocks an SM: 512 threads of at most 64 registers, and under half the shared memory. */
@@ -385,6 +395,60 @@ __device__ void copy_stretches(const K *keys, const uint64_t *offsets, uint32_t 
     pb::commit_async();
 }
 
+/* Issues the copies of the tile's stretches into sk (4-byte cp.async, all in flight), a
+ * thread a place and a warp 32 adjacent places, so that a copy instruction is one contiguous
+ * run of shared memory with all its lanes busy, and no shuffles or loop over stretches: about
+ * 16 instructions a place, where the teams' copy takes about 26 a turn, 32 turns a thread at
+ * k = 1024 (SASS from ptxas 11.8; not yet measured on a GPU). Each non-empty stretch leaves its
+ * start's bit in a mask and its source less its start (delta) in a table, by its rank among
+ * the non-empty stretches, which is their order in the tile; a place's stretch is the last
+ * start at or before it: the starts in the mask's words before its own, plus those in its
+ * word up to it. The tables use the counters' memory, free until the sort. */
+template <class K, uint32_t kLists>
+__device__ void copy_slots(const K *keys, const uint64_t *offsets, const TileStretches<kLists> &t,
+                           uint32_t *sk, uint32_t *tables, TileShared<kLists> &sh) {
+    static_assert(kThreads * 32 == kCap, "a mask word a thread");
+    static_assert(2 * kThreads + kMaxLists <= kCounterWords, "the tables fit the counters' memory");
+    uint32_t *mask = tables, *starts_before = tables + kThreads, *delta = tables + 2 * kThreads;
+    const uint32_t th = threadIdx.x, lane = th & 31;
+    uint32_t starts = 0;
+#pragma unroll
+    for (uint32_t l = 0; l < kLists; l++) starts += t.len[l] != 0;
+    uint32_t rank;
+    typename TileShared<kLists>::Scan(sh.temp.scan).ExclusiveSum(starts, rank);
+    mask[th] = 0;
+    __syncthreads();
+    uint32_t at = t.at;
+#pragma unroll
+    for (uint32_t l = 0; l < kLists; l++) {
+        if (t.len[l] != 0) { /* so its list j < k */
+            const uint32_t j = th * kLists + l;
+            /* modulo 2^32: a place's source, q + delta, is below n < 2^32 */
+            delta[rank++] = (uint32_t)(__ldg(offsets + j) + t.lo[l]) - at;
+            atomicOr(&mask[at >> 5], 1u << (at & 31));
+        }
+        at += t.len[l];
+    }
+    __syncthreads();
+    uint32_t before;
+    typename TileShared<kLists>::Scan(sh.temp.scan)
+        .ExclusiveSum((uint32_t)__popc(mask[th]), before);
+    starts_before[th] = before;
+    __syncthreads();
+    const uint32_t D = t.keys;
+#pragma unroll 4
+    for (int r = 0; r < kItems; r++) {
+        const uint32_t q = th + r * kThreads; /* its mask word, q / 32, is the warp's */
+        if (q >= D) break;
+        const uint32_t w = q >> 5;
+        /* place 0 starts the first non-empty stretch, so every place has a start at or
+         * before it */
+        const uint32_t s = starts_before[w] + __popc(mask[w] & 0xffffffffu >> (31 - lane)) - 1;
+        pb::copy_async<4>(sk + q, keys + (delta[s] + q));
+    }
+    pb::commit_async();
+}
+
 /* Counts a tile's keys (sk, D of them) into their buckets' 16-bit counters, keeping them
  * in key[]; kShared (a tile bucketed by value, whose buckets may hold many copies of a key,
  * and which needs its keys no more): the lanes of a warp that share a bucket add once
@@ -451,6 +515,45 @@ __device__ __forceinline__ bool sort_thread_buckets(uint32_t *sk, uint32_t first
         moves += a - b;
     }
     return !__syncthreads_or(moves > kMovesThread);
+}
+
+/* The steps a thread's walks in write_by_ranks may take before the tile is left to the
+ * insertion sort: about 18 with keys spread evenly (24 keys a thread, 0.75 bucket-mates a
+ * key), and a bound on the walks' cost where a bucket holds many copies of a key. */
+constexpr uint32_t kWalkThread = 96;
+
+/* Writes the scattered tile (sk, bucket order, ordered bits) out sorted without sorting it
+ * in place: key q of bucket b goes to q - (its bucket-mates before it that are larger) +
+ * (those after it that are smaller), the stable order among equal bits; the mates are the
+ * keys on either side of q up to the first of another bucket. A thread takes every
+ * kThreads-th place, so each step of a warp's walks reads adjacent words (no bank met
+ * twice), where the insertion sort's runs start at scattered banks, and nothing is stored
+ * back to shared memory. false (every thread; some places then hold wrong keys, which the
+ * insertion sort's way out writes again) if a thread's walks took over kWalkThread steps.
+ * Ends with a barrier. */
+template <class K, class BucketOf>
+__device__ __forceinline__ bool write_by_ranks(const uint32_t *sk, uint32_t D, BucketOf bucket_of,
+                                               K *o) {
+    uint32_t steps = 0;
+#pragma unroll 2
+    for (int r = 0; r < kItems; r++) {
+        const uint32_t q = threadIdx.x + r * kThreads;
+        if (q >= D) break;
+        const uint32_t x = sk[q], b = bucket_of(x);
+        int32_t shift = 0;
+        for (uint32_t p = q; p > 0 && steps <= kWalkThread; steps++) {
+            const uint32_t y = sk[--p];
+            if (bucket_of(y) != b) break;
+            shift -= y > x;
+        }
+        for (uint32_t p = q + 1; p < D && steps <= kWalkThread; p++, steps++) {
+            const uint32_t y = sk[p];
+            if (bucket_of(y) != b) break;
+            shift += y < x;
+        }
+        o[(int32_t)q + shift] = from_ordered_bits<K>(x);
+    }
+    return !__syncthreads_or(steps > kWalkThread);
 }
 
 /* Sorts a tile whose D keys (raw K bits) have landed in sk and writes it to out; false
@@ -537,6 +640,9 @@ __device__ bool sort_tile(uint32_t *sk, uint32_t *count, const TileStretches<kLi
         scatter_keys(sk, count, D, bucket_of, key);
     }
     __syncthreads();
+#if PB_SPLIT_RANK_WALK
+    if (!by_value && write_by_ranks(sk, D, bucket_of, o)) return true;
+#endif
     if (!by_value && !sort_thread_buckets(sk, first, sum)) return false;
 #pragma unroll
     for (int r = 0; r < kItems; r++) {
@@ -561,7 +667,12 @@ __global__ __launch_bounds__(kThreads, 2) void tile_kernel(const K *keys, const 
     if (t.keys == 0) return;
     bool done = false;
     if (t.sorted_in_shared()) {
+#if PB_SPLIT_SLOT_COPY
+        (void)team;
+        copy_slots(keys, offsets, t, sk, count, sh);
+#else
         copy_stretches(keys, offsets, k, t, sk, team);
+#endif
         pb::wait_async_all();
         __syncthreads();
         done = sort_tile(sk, count, t, sh, out);
