@@ -105,6 +105,14 @@ struct pb_run {
  * row's reason). For backends' CUDA calls. */
 int pb_run_cuda_failed(struct pb_run *r, cudaError_t err, const char *what);
 
+/* The byte every output is filled with before a timed run (poison), so that a backend that
+ * writes nothing, or not all of its output, cannot pass verification. */
+#define PB_POISON_BYTE 0xA5
+
+/* Fills `bytes` of device memory at `device` (nothing if NULL) with PB_POISON_BYTE on the
+ * run's stream: 0, or -1 with "poison WHAT: the CUDA message" in r->err. */
+int pb_run_poison_device(struct pb_run *r, void *device, size_t bytes, const char *what);
+
 struct pb_backend {
     const char *primitive;
     const char *name; /* "reduce/butterfly" */

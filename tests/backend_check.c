@@ -13,7 +13,7 @@ int check_backend_on_input(const struct pb_backend *b, const struct pb_case *c,
     struct pb_run r = {.c = c, .in = in, .stream = 0, .out = out};
     int failed = !ref || !out || p->reference(c, in, ref) != 0;
     if (failed) snprintf(r.err, sizeof r.err, "no memory for the reference");
-    if (!failed) memset(out, 0xA5, bytes);
+    if (!failed) memset(out, PB_POISON_BYTE, bytes);
     if (!failed && b->prepare) failed = b->prepare(&r) != 0;
     /* Two runs, poisoned before the second: it proves a launch leaves the backend ready
      * for the next one, and that the second run writes its answer itself. */

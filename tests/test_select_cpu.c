@@ -13,6 +13,7 @@
 #include "case_builder.h"
 #include "registry.h"
 #include "select.h"
+#include "select_cases.h"
 #include "select_inputs.h"
 #include "select_order.h"
 
@@ -54,30 +55,9 @@ static void integer_order(void **state) {
     assert_int_equal(pb_order_key(PB_I8, i8, 4, 0), 0xff);
 }
 
-static void make_case(struct pb_case *c, int64_t n, int64_t batch, const char *dtype,
-                      const char *dist, int64_t k, const char *rule, const char *order,
-                      const char *output, const char *index) {
-    case_init(c, pb_registry_find_primitive("select"), 5);
-    case_set_int(c, "n", n);
-    case_set_int(c, "batch", batch);
-    case_set_choice(c, "dtype", dtype);
-    case_set_choice(c, "distribution", dist);
-    case_set_int(c, "k", k);
-    case_set_choice(c, "k_rule", rule);
-    case_set_choice(c, "order", order);
-    case_set_choice(c, "output", output);
-    case_set_choice(c, "with_index", index);
-}
-
-static void check_cpu(int64_t n, int64_t batch, const char *dtype, const char *dist, int64_t k,
-                      const char *rule, const char *order, const char *output, const char *index) {
-    struct pb_case c;
-    make_case(&c, n, batch, dtype, dist, k, rule, order, output, index);
-    char why[600] = "";
-    if (check_all_backends(PB_TARGET_CPU, "select", &c, why, sizeof why) != 0)
-        fail_msg("n=%lld batch=%lld %s %s k=%lld %s %s %s index=%s: %s", (long long)n,
-                 (long long)batch, dtype, dist, (long long)k, rule, order, output, index, why);
-}
+enum { SEED = 5 };
+#define make_case(c, ...) select_case(c, SEED, __VA_ARGS__)
+#define check_cpu(...)    select_check(PB_TARGET_CPU, SEED, __VA_ARGS__)
 
 static void cpu_select_edges(void **state) {
     (void)state;

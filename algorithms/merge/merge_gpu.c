@@ -70,10 +70,8 @@ int pb_merge_gpu_prepare(struct pb_run *r, const struct pb_merge_gpu_impl *impl)
 int pb_merge_gpu_poison(struct pb_run *r) {
     struct gpu_state *s = r->state;
     struct pb_merge_args *a = &s->args;
-    cudaError_t e = cudaMemsetAsync(a->out_keys, 0xA5, a->n * s->key_size, r->stream);
-    if (e == cudaSuccess && a->out_values)
-        e = cudaMemsetAsync(a->out_values, 0xA5, a->n * 4, r->stream);
-    return pb_run_cuda_failed(r, e, "poison");
+    return pb_run_poison_device(r, a->out_keys, a->n * s->key_size, "keys") ||
+           pb_run_poison_device(r, a->out_values, a->n * 4, "values");
 }
 
 int pb_merge_gpu_run(struct pb_run *r) {

@@ -67,14 +67,9 @@ int pb_multisplit_gpu_poison(struct pb_run *r) {
     struct gpu_state *s = r->state;
     struct pb_multisplit_args *a = &s->args;
     size_t ks = pb_dtype_size(r->in->dtype);
-    if (pb_run_cuda_failed(r, cudaMemsetAsync(a->out_keys, 0xA5, a->n * ks, r->stream), "poison") ||
-        pb_run_cuda_failed(r, cudaMemsetAsync(a->offsets, 0xA5, a->bucket.bins * 4, r->stream),
-                           "poison"))
-        return -1;
-    if (a->out_values &&
-        pb_run_cuda_failed(r, cudaMemsetAsync(a->out_values, 0xA5, a->n * 4, r->stream), "poison"))
-        return -1;
-    return 0;
+    return pb_run_poison_device(r, a->out_keys, a->n * ks, "keys") ||
+           pb_run_poison_device(r, a->offsets, a->bucket.bins * 4, "offsets") ||
+           pb_run_poison_device(r, a->out_values, a->n * 4, "values");
 }
 
 int pb_multisplit_gpu_run(struct pb_run *r) {

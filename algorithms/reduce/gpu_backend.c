@@ -12,9 +12,6 @@ struct gpu_state {
     void *d_result;
 };
 
-/* Poison: a result no reduction of our inputs produces by accident. */
-#define POISON_BYTE 0xA5
-
 int pb_reduce_gpu_prepare(struct pb_run *r, const struct pb_reduce_gpu_impl *impl) {
     struct gpu_state *s = calloc(1, sizeof *s);
     if (!s) return pb_run_cuda_failed(r, cudaErrorMemoryAllocation, "host state");
@@ -41,9 +38,8 @@ int pb_reduce_gpu_prepare(struct pb_run *r, const struct pb_reduce_gpu_impl *imp
 
 int pb_reduce_gpu_poison(struct pb_run *r) {
     struct gpu_state *s = r->state;
-    return pb_run_cuda_failed(
-        r, cudaMemsetAsync(s->d_result, POISON_BYTE, PB_REDUCE_DEVICE_RESULT_BYTES, r->stream),
-        "poison result");
+    /* a result no reduction of our inputs produces by accident */
+    return pb_run_poison_device(r, s->d_result, PB_REDUCE_DEVICE_RESULT_BYTES, "result");
 }
 
 int pb_reduce_gpu_run(struct pb_run *r) {

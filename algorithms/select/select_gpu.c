@@ -42,8 +42,7 @@ int pb_select_gpu_prepare(struct pb_run *r, const struct pb_select_gpu_impl *imp
 
 int pb_select_gpu_poison(struct pb_run *r) {
     struct gpu_state *st = r->state;
-    return pb_run_cuda_failed(
-        r, cudaMemsetAsync(st->out, 0xA5, pb_select_output_bytes(&st->s), r->stream), "poison");
+    return pb_run_poison_device(r, st->out, pb_select_output_bytes(&st->s), "output");
 }
 
 int pb_select_gpu_run(struct pb_run *r) {

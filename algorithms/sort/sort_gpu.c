@@ -47,12 +47,8 @@ int pb_sort_gpu_poison(struct pb_run *r) {
     struct gpu_state *s = r->state;
     struct pb_sort_args *a = &s->args;
     size_t ks = pb_dtype_size(s->shape.dtype);
-    if (pb_run_cuda_failed(r, cudaMemsetAsync(a->out_keys, 0xA5, a->n * ks, r->stream), "poison"))
-        return -1;
-    if (a->out_values &&
-        pb_run_cuda_failed(r, cudaMemsetAsync(a->out_values, 0xA5, a->n * 4, r->stream), "poison"))
-        return -1;
-    return 0;
+    return pb_run_poison_device(r, a->out_keys, a->n * ks, "keys") ||
+           pb_run_poison_device(r, a->out_values, a->n * 4, "values");
 }
 
 int pb_sort_gpu_run(struct pb_run *r) {

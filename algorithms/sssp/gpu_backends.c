@@ -91,10 +91,8 @@ static int frontier_prepare(struct pb_run *r) { return gpu_prepare(r, KIND_FRONT
 static int gpu_poison(struct pb_run *r) {
     struct gpu_state *s = r->state;
     size_t bytes = (size_t)input_of(r)->graph.n * 4;
-    return pb_run_cuda_failed(r, cudaMemsetAsync(s->out.dist, 0xA5, bytes, r->stream),
-                              "poison dist") ||
-           pb_run_cuda_failed(r, cudaMemsetAsync(s->out.pred, 0xA5, bytes, r->stream),
-                              "poison pred");
+    return pb_run_poison_device(r, s->out.dist, bytes, "dist") ||
+           pb_run_poison_device(r, s->out.pred, bytes, "pred");
 }
 
 static int gpu_run(struct pb_run *r) {

@@ -194,7 +194,7 @@ static int cpu_prepare(struct pb_run *r) {
 static int cpu_poison(struct pb_run *r) {
     const struct pb_merge_extra *x = r->in->extra;
     const struct pb_merge_shape *s = &x->shape;
-    memset(r->out, 0xA5, pb_merge_values_offset(s) + (s->pairs ? s->n * 4 : 0));
+    memset(r->out, PB_POISON_BYTE, pb_merge_values_offset(s) + (s->pairs ? s->n * 4 : 0));
     return 0;
 }
 

@@ -34,7 +34,7 @@ static int cpu_prepare(struct pb_run *r) {
 
 static int cpu_poison(struct pb_run *r) {
     struct cpu_state *s = r->state;
-    memset(r->out, 0xA5, s->layout.total);
+    memset(r->out, PB_POISON_BYTE, s->layout.total);
     return 0;
 }
 

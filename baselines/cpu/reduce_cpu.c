@@ -86,7 +86,8 @@ static int cpu_prepare(struct pb_run *r) {
 
 static int cpu_poison(struct pb_run *r) {
     struct cpu_state *s = r->state;
-    memset(&s->result, 0xA5, sizeof s->result); /* a run that writes nothing cannot pass */
+    /* a run that writes nothing cannot pass */
+    memset(&s->result, PB_POISON_BYTE, sizeof s->result);
     return 0;
 }
 

@@ -159,7 +159,7 @@ static int cpu_run(struct pb_run *r) {
 
 static int cpu_poison(struct pb_run *r) {
     struct cpu_state *st = r->state;
-    memset(r->out, 0xA5, pb_select_output_bytes(&st->s));
+    memset(r->out, PB_POISON_BYTE, pb_select_output_bytes(&st->s));
     return 0;
 }
 

@@ -28,7 +28,7 @@ static int cpu_prepare(struct pb_run *r) {
 static int cpu_poison(struct pb_run *r) {
     struct cpu_state *s = r->state;
     size_t bytes = pb_sort_values_offset(&s->shape) + (s->shape.pairs ? s->shape.n * 4 : 0);
-    memset(r->out, 0xA5, bytes);
+    memset(r->out, PB_POISON_BYTE, bytes);
     return 0;
 }
 

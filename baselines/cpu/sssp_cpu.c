@@ -131,7 +131,7 @@ static int heap_prepare(struct pb_run *r) { return cpu_prepare(r, (size_t)graph_
 static int scan_prepare(struct pb_run *r) { return cpu_prepare(r, (size_t)graph_of(r)->n); }
 
 static int poison(struct pb_run *r) {
-    memset(r->out, 0xA5, (size_t)graph_of(r)->n * 8);
+    memset(r->out, PB_POISON_BYTE, (size_t)graph_of(r)->n * 8);
     return 0;
 }
 

@@ -16,6 +16,7 @@
 #include "case_builder.h"
 #include "gpu_skip.h"
 #include "registry.h"
+#include "select_cases.h"
 #include "select_inputs.h"
 
 #define COUNT(a) (sizeof(a) / sizeof((a)[0]))
@@ -23,30 +24,9 @@
 /* PB_TEST_SMALL (under compute-sanitizer): fewer and smaller cases, the same edges. */
 static bool small;
 
-static void make_case(struct pb_case *c, int64_t n, int64_t batch, const char *dtype,
-                      const char *dist, int64_t k, const char *rule, const char *order,
-                      const char *output, const char *index) {
-    case_init(c, pb_registry_find_primitive("select"), 11);
-    case_set_int(c, "n", n);
-    case_set_int(c, "batch", batch);
-    case_set_choice(c, "dtype", dtype);
-    case_set_choice(c, "distribution", dist);
-    case_set_int(c, "k", k);
-    case_set_choice(c, "k_rule", rule);
-    case_set_choice(c, "order", order);
-    case_set_choice(c, "output", output);
-    case_set_choice(c, "with_index", index);
-}
-
-static void check(int64_t n, int64_t batch, const char *dtype, const char *dist, int64_t k,
-                  const char *rule, const char *order, const char *output, const char *index) {
-    struct pb_case c;
-    make_case(&c, n, batch, dtype, dist, k, rule, order, output, index);
-    char why[600] = "";
-    if (check_all_backends(PB_TARGET_GPU, "select", &c, why, sizeof why) != 0)
-        fail_msg("n=%lld batch=%lld %s %s k=%lld %s %s %s index=%s: %s", (long long)n,
-                 (long long)batch, dtype, dist, (long long)k, rule, order, output, index, why);
-}
+enum { SEED = 11 };
+#define make_case(c, ...) select_case(c, SEED, __VA_ARGS__)
+#define check(...)        select_check(PB_TARGET_GPU, SEED, __VA_ARGS__)
 
 /* Every GPU backend on a hand-made input of `rows` rows of n keys. */
 static void check_on_keys(const struct pb_case *c, enum pb_dtype t, uint64_t total,
