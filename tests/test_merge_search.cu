@@ -88,11 +88,36 @@ static void long_interleaved_runs(void **state) {
     for (uint32_t d : ds) assert_int_equal(split(same_a, same_b, d), d < n ? d : n);
 }
 
-/* The g-lane search (pb::kary_*), its lanes in a loop, as multisplit's bin offsets run it
- * with g = 32 and 1: on sorted keys with runs of equal keys, for every target from below
- * the least to past the greatest, the lanes that find "key < target" form a prefix, every
- * round narrows the range, the rounds are at most ceil(log(g + 1) (n + 1)) and the answer
- * is std::lower_bound's. */
+/* The g-lane search (pb::kary_*) over [0, n], its lanes in a loop: the lanes that find
+ * below(i) form a prefix and every round narrows the range; *rounds counts them. */
+template <class Below>
+static uint64_t kary_on_cpu(uint64_t n, uint32_t g, Below below, int *rounds) {
+    uint64_t lo = 0, hi = n;
+    *rounds = 0;
+    while (lo < hi) {
+        const uint64_t step = pb::kary_step(lo, hi, g);
+        uint32_t f = 0;
+        bool held = false;
+        for (uint32_t j = 0; j < g; j++) {
+            const uint64_t i = pb::kary_probe(lo, step, j);
+            const bool is_below = i < hi && below(i);
+            if (is_below) {
+                assert_false(held); /* the lanes below form a prefix */
+                f++;
+            }
+            held = held || !is_below;
+        }
+        const uint64_t before = hi - lo;
+        pb::kary_narrow(lo, hi, step, f, g);
+        assert_true(hi - lo < before);
+        ++*rounds;
+    }
+    return lo;
+}
+
+/* The g-lane search as multisplit's bin offsets run it with g = 32 and 1: on sorted keys
+ * with runs of equal keys, for every target from below the least to past the greatest, the
+ * rounds are at most ceil(log(g + 1) (n + 1)) and the answer is std::lower_bound's. */
 static void kary_search_is_lower_bound(void **state) {
     (void)state;
     srand(11);
@@ -105,30 +130,37 @@ static void kary_search_is_lower_bound(void **state) {
             int bound = 0; /* ceil(log(g + 1) (n + 1)) */
             for (uint64_t reach = 1; reach < n + 1; reach *= g + 1) bound++;
             for (uint32_t target = 0; target <= (keys.empty() ? 1 : keys.back() + 1); target++) {
-                uint64_t lo = 0, hi = n;
-                int rounds = 0;
-                while (lo < hi) {
-                    const uint64_t step = pb::kary_step(lo, hi, g);
-                    uint32_t f = 0;
-                    bool held = false;
-                    for (uint32_t j = 0; j < g; j++) {
-                        const uint64_t i = pb::kary_probe(lo, step, j);
-                        const bool below = i < hi && keys[i] < target;
-                        if (below) {
-                            assert_false(held); /* the lanes below form a prefix */
-                            f++;
-                        }
-                        held = held || !below;
-                    }
-                    const uint64_t before = hi - lo;
-                    pb::kary_narrow(lo, hi, step, f, g);
-                    assert_true(hi - lo < before);
-                    rounds++;
-                }
+                int rounds;
+                const uint64_t lo = kary_on_cpu(
+                    n, g, [&](uint64_t i) { return keys[i] < target; }, &rounds);
                 assert_true(rounds <= bound);
                 assert_int_equal(lo,
                                  std::lower_bound(keys.begin(), keys.end(), target) - keys.begin());
             }
+        }
+    }
+}
+
+/* The value split's warp search for a list or a splitter rank (warp_last_at_or_below in
+ * value_split.cuh): 32 lanes' first place whose entry is above x, less one, is
+ * last_at_or_below's answer, on 64-bit starts with runs of equal entries (empty lists). */
+static void kary_upper_bound_is_last_at_or_below(void **state) {
+    (void)state;
+    srand(17);
+    for (int trial = 0; trial < 200; trial++) {
+        std::vector<uint64_t> starts(1 + rand() % 3000);
+        uint64_t at = ((uint64_t)1 << 36) + (uint64_t)(rand() % 5);
+        for (auto &x : starts) {
+            x = at;
+            at += rand() % 3 == 0 ? 0 : (uint64_t)(rand() % 9);
+        }
+        const uint32_t n = (uint32_t)starts.size();
+        for (uint64_t x = starts[0]; x <= at + 2; x += 1 + (uint64_t)(rand() % 4)) {
+            int rounds;
+            const uint64_t first_above = kary_on_cpu(
+                n, 32, [&](uint64_t i) { return starts[i] <= x; }, &rounds);
+            assert_true(rounds <= 3); /* 33^3 > 3000 + 1 */
+            assert_int_equal(first_above - 1, pb::last_at_or_below(starts.data(), n, x));
         }
     }
 }
@@ -210,9 +242,13 @@ static void last_start_at_or_below(void **state) {
 
 int main(void) {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(every_diagonal_of_random_runs), cmocka_unit_test(long_interleaved_runs),
-        cmocka_unit_test(last_start_at_or_below),        cmocka_unit_test(ceil_log2_is_least_power),
-        cmocka_unit_test(kary_search_is_lower_bound),    cmocka_unit_test(first_not_is_lower_bound),
+        cmocka_unit_test(every_diagonal_of_random_runs),
+        cmocka_unit_test(long_interleaved_runs),
+        cmocka_unit_test(last_start_at_or_below),
+        cmocka_unit_test(ceil_log2_is_least_power),
+        cmocka_unit_test(kary_search_is_lower_bound),
+        cmocka_unit_test(first_not_is_lower_bound),
+        cmocka_unit_test(kary_upper_bound_is_last_at_or_below),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -46,6 +46,11 @@
 #ifndef PB_SPLIT_SLOT_COPY
 #define PB_SPLIT_SLOT_COPY 0
 #endif
+/* A/B switch (-DPB_SPLIT_WARP_SEARCH=1): bounds_kernel's block-wide searches by warps 0 and
+ * 1, 32 probes a round, before the keys are staged (bounds_searches). */
+#ifndef PB_SPLIT_WARP_SEARCH
+#define PB_SPLIT_WARP_SEARCH 0
+#endif
 /* A/B switch (-DPB_SPLIT_RANK_WALK=1): write_by_ranks before the insertion sort. */
 #ifndef PB_SPLIT_RANK_WALK
 #define PB_SPLIT_RANK_WALK 0
@@ -236,6 +241,41 @@ walk_bounds(const K *keys, uint64_t n, uint64_t g0, const uint64_t *offsets, uin
     }
 }
 
+/* The last i in [0, n) with a[i] <= x (a non-decreasing, a[0] <= x: pb::last_at_or_below)
+ * found by a whole warp, x the same in every lane: 32 probes a round, so about 3 rounds of
+ * loads one after another over 11000 splitters where the binary search takes 14. */
+template <class T>
+__device__ __forceinline__ uint32_t warp_last_at_or_below(const T *a, uint32_t n, T x) {
+    return (uint32_t)pb::kary_search_warp<32>(0, n, [&](uint64_t i) { return __ldg(a + i) <= x; }) -
+           1;
+}
+
+/* bounds_kernel's searches for the block starting at block0 with `count` keys, by warps 0
+ * (its first key) and 1 (its last), every lane: the list holding the key (list_of), and the
+ * rank among the splitters of the key before the block's first (-1 if the block starts its
+ * list) and of its last key (rank_of; used only where both keys are one list's). Run before
+ * the keys are staged, so that their loads, one after another, overlap the other warps'
+ * staging instead of following it. */
+template <class K>
+__device__ __forceinline__ void bounds_searches(const K *keys, uint64_t block0, uint32_t count,
+                                                const uint64_t *offsets, uint32_t k,
+                                                const unsigned long long *spl, uint32_t tiles,
+                                                uint32_t (&list_of)[2], long long (&rank_of)[2]) {
+    const uint32_t warp = threadIdx.x / 32;
+    if (warp >= 2) return;
+    const uint64_t g = warp ? block0 + count - 1 : block0;
+    /* the key whose rank is wanted: the block's last, or the one before its first */
+    const uint64_t at = warp ? g : (block0 ? block0 - 1 : 0);
+    const unsigned long long word = key_word(ordered_bits(keys[at]), at);
+    const uint32_t j = warp_last_at_or_below(offsets, k, g);
+    const long long rank =
+        !warp && block0 == __ldg(offsets + j) ? -1 : warp_last_at_or_below(spl, tiles, word);
+    if (threadIdx.x % 32 == 0) {
+        list_of[warp] = j;
+        rank_of[warp] = rank;
+    }
+}
+
 /* Row r of list j takes the place in list j of its first key at or above splitter r (its
  * length if none): the rows whose place lies in a block's keys are the block's to write, and
  * where those keys are all list j's, they are the rows above the key before the block's first
@@ -256,9 +296,13 @@ __global__ __launch_bounds__(kBoundsThreads) void bounds_kernel(const K *keys, u
     const uint64_t block0 = blockIdx.x * (uint64_t)kBlockKeys;
     const uint32_t count = (uint32_t)(n - block0 < kBlockKeys ? n - block0 : kBlockKeys);
     const auto pad = [](uint32_t w) { return w + (w >> 5); };
+#if PB_SPLIT_WARP_SEARCH
+    bounds_searches(keys, block0, count, offsets, k, spl, tiles, list_of, rank_of);
+#else
     if (threadIdx.x < 2)
         list_of[threadIdx.x] =
             pb::last_at_or_below(offsets, k, block0 + (threadIdx.x ? count - 1 : 0));
+#endif
     if (count == kBlockKeys) {
         const uint4 *p = reinterpret_cast<const uint4 *>(keys + block0);
 #pragma unroll
@@ -282,6 +326,7 @@ __global__ __launch_bounds__(kBoundsThreads) void bounds_kernel(const K *keys, u
     const uint32_t j = list_of[0];
     if (j == list_of[1]) {
         const uint64_t start = __ldg(offsets + j), end = __ldg(offsets + j + 1);
+#if !PB_SPLIT_WARP_SEARCH
         if (threadIdx.x == 0)
             rank_of[0] =
                 block0 == start
@@ -290,6 +335,7 @@ __global__ __launch_bounds__(kBoundsThreads) void bounds_kernel(const K *keys, u
                           spl, tiles, key_word(ordered_bits(keys[block0 - 1]), block0 - 1));
         if (threadIdx.x == 1) rank_of[1] = pb::last_at_or_below(spl, tiles, word_at(count - 1));
         __syncthreads();
+#endif
         const long long rank_lo = rank_of[0], rank_hi = rank_of[1];
         if (rank_hi - rank_lo <= (long long)kSearchRowsMost) {
             uint32_t *col = bounds + (uint64_t)j * (tiles + 1);
