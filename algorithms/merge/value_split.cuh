@@ -51,6 +51,11 @@
 #ifndef PB_SPLIT_WARP_SEARCH
 #define PB_SPLIT_WARP_SEARCH 0
 #endif
+/* A/B switch (-DPB_SPLIT_BOUNDS_VECTOR=1): a list's bounds padded to 16 bytes, and a tile's
+ * two rows of a list read as one 16-byte load where they share one (stretches_of). */
+#ifndef PB_SPLIT_BOUNDS_VECTOR
+#define PB_SPLIT_BOUNDS_VECTOR 0
+#endif
 /* A/B switch (-DPB_SPLIT_RANK_WALK=1): write_by_ranks before the insertion sort. */
 #ifndef PB_SPLIT_RANK_WALK
 #define PB_SPLIT_RANK_WALK 0
@@ -144,6 +149,13 @@ template <class F> cudaError_t with_lists(uint32_t k, F f) {
     }
 }
 
+/* The words between two lists' bounds: a list's tiles + 1 rows (row `tiles` holds its
+ * length), padded to a multiple of 4 (PB_SPLIT_BOUNDS_VECTOR) so that a tile's row pair is
+ * one aligned 16-byte load three times in four. */
+__host__ __device__ inline uint32_t column_words(uint32_t tiles) {
+    return PB_SPLIT_BOUNDS_VECTOR ? (tiles + 4) & ~3u : tiles + 1;
+}
+
 #ifdef __CUDACC__
 using pb::merge::from_ordered_bits;
 using pb::merge::ordered_bits;
@@ -178,11 +190,12 @@ __global__ void pick_kernel(const unsigned long long *sorted, uint32_t per_tile,
 }
 
 /* An empty list's column: every row 0. */
-__global__ void empty_lists_kernel(const uint64_t *offsets, uint32_t k, uint32_t rows,
+__global__ void empty_lists_kernel(const uint64_t *offsets, uint32_t k, uint32_t tiles,
                                    uint32_t *bounds) {
     const uint32_t j = blockIdx.x;
     if (offsets[j] != offsets[j + 1]) return;
-    for (uint32_t r = threadIdx.x; r < rows; r += blockDim.x) bounds[(uint64_t)j * rows + r] = 0;
+    for (uint32_t r = threadIdx.x; r <= tiles; r += blockDim.x)
+        bounds[(uint64_t)j * column_words(tiles) + r] = 0;
 }
 
 /* The rows a block of keys from one list finds by searching its keys, a thread a row (at
@@ -209,14 +222,14 @@ walk_bounds(const K *keys, uint64_t n, uint64_t g0, const uint64_t *offsets, uin
     /* the next row's splitter (row `tiles`: past every key) */
     const auto splitter = [&](int64_t r) -> uint64_t { return __ldg(spl + r); };
     uint64_t next = splitter(c + 1);
-    uint32_t *col = bounds + (uint64_t)j * (tiles + 1); /* list j's rows */
+    uint32_t *col = bounds + (uint64_t)j * column_words(tiles); /* list j's rows */
 #pragma unroll
     for (int q = 0; q < kBoundsItems; q++) {
         const uint64_t g = g0 + q;
         if (g >= n) break;
         const uint32_t local = (uint32_t)(g - start);
         if (c < 0) { /* a list's first key */
-            col = bounds + (uint64_t)j * (tiles + 1);
+            col = bounds + (uint64_t)j * column_words(tiles);
             col[0] = 0;
             c = 0;
             next = splitter(1);
@@ -338,7 +351,7 @@ __global__ __launch_bounds__(kBoundsThreads) void bounds_kernel(const K *keys, u
 #endif
         const long long rank_lo = rank_of[0], rank_hi = rank_of[1];
         if (rank_hi - rank_lo <= (long long)kSearchRowsMost) {
-            uint32_t *col = bounds + (uint64_t)j * (tiles + 1);
+            uint32_t *col = bounds + (uint64_t)j * column_words(tiles);
             const uint32_t before = (uint32_t)(block0 - start); /* the list's keys before ours */
             for (long long r = rank_lo + 1 + threadIdx.x; r <= rank_hi; r += kBoundsThreads) {
                 /* the first key at or above splitter r: it is one of ours, since the key
@@ -386,10 +399,10 @@ template <uint32_t kLists> struct TileShared {
     uint32_t lo, hi;
 };
 
-/* Reads tile i's rows of the bounds (rows of them a list): its size and place. Ends with a
- * barrier. */
+/* Reads tile i's rows of the bounds (a list's `column` words apart): its size and place.
+ * Ends with a barrier. */
 template <uint32_t kLists>
-__device__ TileStretches<kLists> stretches_of(const uint32_t *bounds, uint32_t rows, uint32_t k,
+__device__ TileStretches<kLists> stretches_of(const uint32_t *bounds, uint32_t column, uint32_t k,
                                               uint32_t i, TileShared<kLists> &sh) {
     TileStretches<kLists> t;
     uint32_t mine = 0;
@@ -397,9 +410,33 @@ __device__ TileStretches<kLists> stretches_of(const uint32_t *bounds, uint32_t r
 #pragma unroll
     for (uint32_t l = 0; l < kLists; l++) {
         const uint32_t j = threadIdx.x * kLists + l;
-        const uint32_t *col = bounds + (uint64_t)j * rows + i;
+        const uint32_t *col = bounds + (uint64_t)j * column + i;
+#if PB_SPLIT_BOUNDS_VECTOR
+        /* rows i & ~3 to (i & ~3) + 3 in one load; row i + 1 apart where i % 4 == 3 */
+        uint32_t lo = 0, hi = 0;
+        if (j < k) {
+            const uint4 f = __ldg(reinterpret_cast<const uint4 *>(col - (i & 3)));
+            /* selects, not an indexed array, which would live in local memory */
+            switch (i & 3) {
+            case 0:
+                lo = f.x, hi = f.y;
+                break;
+            case 1:
+                lo = f.y, hi = f.z;
+                break;
+            case 2:
+                lo = f.z, hi = f.w;
+                break;
+            default:
+                lo = f.w, hi = __ldg(col + 1);
+            }
+        }
+        t.lo[l] = lo;
+        t.len[l] = hi - lo;
+#else
         t.lo[l] = j < k ? __ldg(col) : 0;
         t.len[l] = j < k ? __ldg(col + 1) - t.lo[l] : 0;
+#endif
         mine += t.len[l];
         below += t.lo[l];
     }
@@ -704,12 +741,12 @@ __device__ bool sort_tile(uint32_t *sk, uint32_t *count, const TileStretches<kLi
 template <class K, uint32_t kLists>
 __global__ __launch_bounds__(kThreads, 2) void tile_kernel(const K *keys, const uint64_t *offsets,
                                                            uint32_t k, const uint32_t *bounds,
-                                                           uint32_t rows, uint32_t team, K *out,
+                                                           uint32_t column, uint32_t team, K *out,
                                                            uint32_t *flag) {
     __shared__ TileShared<kLists> sh;
     extern __shared__ __align__(16) uint32_t smem[];
     uint32_t *sk = smem, *count = smem + kCap;
-    const TileStretches<kLists> t = stretches_of(bounds, rows, k, blockIdx.x, sh);
+    const TileStretches<kLists> t = stretches_of(bounds, column, k, blockIdx.x, sh);
     if (t.keys == 0) return;
     bool done = false;
     if (t.sorted_in_shared()) {
@@ -738,7 +775,7 @@ template <class Carver> Scratch carve(Carver &c, const Shape &sh, uint32_t k, si
     s.samples = c.template take<unsigned long long>(sh.samples + 1);
     s.sorted = c.template take<unsigned long long>(sh.samples + 1);
     s.splitters = c.template take<unsigned long long>(sh.tiles + 1);
-    s.bounds = c.template take<uint32_t>((size_t)k * (sh.tiles + 1));
+    s.bounds = c.template take<uint32_t>((size_t)k * column_words(sh.tiles));
     s.flag = c.template take<uint32_t>(1);
     s.sort_temp = c.template take<unsigned char>(sort_temp);
     return s;
@@ -777,13 +814,13 @@ cudaError_t run(const K *keys, uint64_t n, const uint64_t *offsets, uint32_t k, 
     }
     pick_kernel<<<(tiles + 255) / 256, 256, 0, stream>>>(s.sorted, sh.per_tile, tiles, s.splitters,
                                                          s.flag);
-    if (sh.empty_lists) empty_lists_kernel<<<k, 256, 0, stream>>>(offsets, k, tiles + 1, s.bounds);
+    if (sh.empty_lists) empty_lists_kernel<<<k, 256, 0, stream>>>(offsets, k, tiles, s.bounds);
     const uint64_t walkers = (n + kBoundsItems - 1) / kBoundsItems;
     bounds_kernel<K><<<(unsigned)((walkers + kBoundsThreads - 1) / kBoundsThreads), kBoundsThreads,
                        0, stream>>>(keys, n, offsets, k, s.splitters, tiles, s.bounds);
     with_lists(k, [&](auto lists) {
         tile_kernel<K, decltype(lists)::value><<<tiles, kThreads, tile_smem_bytes(), stream>>>(
-            keys, offsets, k, s.bounds, tiles + 1, sh.team, out, s.flag);
+            keys, offsets, k, s.bounds, column_words(tiles), sh.team, out, s.flag);
         return cudaSuccess;
     });
     cudaError_t e = cudaGetLastError();
