@@ -281,8 +281,9 @@ __device__ __forceinline__ void bounds_searches(const K *keys, uint64_t block0, 
     const uint64_t at = warp ? g : (block0 ? block0 - 1 : 0);
     const unsigned long long word = key_word(ordered_bits(keys[at]), at);
     const uint32_t j = warp_last_at_or_below(offsets, k, g);
-    const long long rank =
-        !warp && block0 == __ldg(offsets + j) ? -1 : warp_last_at_or_below(spl, tiles, word);
+    const long long rank = !warp && block0 == __ldg(offsets + j)
+                               ? -1ll
+                               : (long long)warp_last_at_or_below(spl, tiles, word);
     if (threadIdx.x % 32 == 0) {
         list_of[warp] = j;
         rank_of[warp] = rank;
