@@ -78,6 +78,14 @@ __device__ inline uint64_t kary_search_warp(uint64_t lo, uint64_t hi, Below belo
     }
     return lo;
 }
+
+/* last_at_or_below by a whole warp (every lane, x the same in each): the last i in [0, n)
+ * with a[i] <= x, a non-decreasing and a[0] <= x, in about log33(n) rounds of 32 probes
+ * where the binary search waits on log2(n) loads one after another. */
+template <class T, class X>
+__device__ inline uint64_t last_at_or_below_warp(const T *a, uint64_t n, X x) {
+    return kary_search_warp<32>(0, n, [&](uint64_t i) { return a[i] <= x; }) - 1;
+}
 #endif
 
 } // namespace pb

@@ -141,8 +141,8 @@ static void kary_search_is_lower_bound(void **state) {
     }
 }
 
-/* The value split's warp search for a list or a splitter rank (warp_last_at_or_below in
- * value_split.cuh): 32 lanes' first place whose entry is above x, less one, is
+/* pb::last_at_or_below_warp (the value split's list and splitter-rank searches, multisplit's
+ * two-pass block search): 32 lanes' first place whose entry is above x, less one, is
  * last_at_or_below's answer, on 64-bit starts with runs of equal entries (empty lists). */
 static void kary_upper_bound_is_last_at_or_below(void **state) {
     (void)state;

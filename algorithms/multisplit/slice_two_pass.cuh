@@ -118,9 +118,7 @@ __global__ void __launch_bounds__(kBasesThreads)
      * one before the first that starts after it (starts[0] = 0 does not); each warp finds
      * it for itself */
     const uint32_t block =
-        (uint32_t)pb::kary_search_warp<32>(0, (uint64_t)pieces << low_bits,
-                                           [&](uint64_t i) { return starts[i] <= begin; }) -
-        1;
+        (uint32_t)pb::last_at_or_below_warp(starts, (uint64_t)pieces << low_bits, begin);
     const uint32_t d0 = block / pieces, p0 = block % pieces;
     __syncthreads();
     DigitRun run; /* runs of equal digits (a skewed block's head) add once */
