@@ -41,24 +41,10 @@
 #include "merge_keys.cuh"
 #include "search.cuh"
 
-/* A/B switch (tools/link-variant ... -DPB_SPLIT_SLOT_COPY=1): copy_slots instead of
- * copy_stretches. */
+/* A/B switch, kept for one more GPU call (-DPB_SPLIT_SLOT_COPY=0): the teams' copy
+ * (copy_stretches) instead of copy_slots. */
 #ifndef PB_SPLIT_SLOT_COPY
-#define PB_SPLIT_SLOT_COPY 0
-#endif
-/* A/B switch (-DPB_SPLIT_WARP_SEARCH=1): bounds_kernel's block-wide searches by warps 0 and
- * 1, 32 probes a round, before the keys are staged (bounds_searches). */
-#ifndef PB_SPLIT_WARP_SEARCH
-#define PB_SPLIT_WARP_SEARCH 0
-#endif
-/* A/B switch (-DPB_SPLIT_BOUNDS_VECTOR=1): a list's bounds padded to 16 bytes, and a tile's
- * two rows of a list read as one 16-byte load where they share one (stretches_of). */
-#ifndef PB_SPLIT_BOUNDS_VECTOR
-#define PB_SPLIT_BOUNDS_VECTOR 0
-#endif
-/* A/B switch (-DPB_SPLIT_RANK_WALK=1): write_by_ranks before the insertion sort. */
-#ifndef PB_SPLIT_RANK_WALK
-#define PB_SPLIT_RANK_WALK 0
+#define PB_SPLIT_SLOT_COPY 1
 #endif
 
 namespace pb::merge::split {
@@ -150,11 +136,10 @@ template <class F> cudaError_t with_lists(uint32_t k, F f) {
 }
 
 /* The words between two lists' bounds: a list's tiles + 1 rows (row `tiles` holds its
- * length), padded to a multiple of 4 (PB_SPLIT_BOUNDS_VECTOR) so that a tile's row pair is
- * one aligned 16-byte load three times in four. */
-__host__ __device__ inline uint32_t column_words(uint32_t tiles) {
-    return PB_SPLIT_BOUNDS_VECTOR ? (tiles + 4) & ~3u : tiles + 1;
-}
+ * length), padded to a multiple of 4 so that a tile's row pair is one aligned 16-byte load
+ * three times in four (H200, session 40: the bounds and tile kernels 1.0 to 3.7% less time
+ * at k = 256 to 1024, 2^27 keys). */
+__host__ __device__ inline uint32_t column_words(uint32_t tiles) { return (tiles + 4) & ~3u; }
 
 #ifdef __CUDACC__
 using pb::merge::from_ordered_bits;
@@ -259,7 +244,9 @@ walk_bounds(const K *keys, uint64_t n, uint64_t g0, const uint64_t *offsets, uin
  * rank among the splitters of the key before the block's first (-1 if the block starts its
  * list) and of its last key (rank_of; used only where both keys are one list's). Run before
  * the keys are staged, so that their loads, one after another, overlap the other warps'
- * staging instead of following it. */
+ * staging instead of following it. H200, session 40 (against threads 0 and 1 searching,
+ * the rank searches after the staging): 1.7 to 3.6% less time at k = 256 to 1024, 2^27 keys
+ * (results/h200/session40-call1-*). */
 template <class K>
 __device__ __forceinline__ void bounds_searches(const K *keys, uint64_t block0, uint32_t count,
                                                 const uint64_t *offsets, uint32_t k,
@@ -302,13 +289,7 @@ __global__ __launch_bounds__(kBoundsThreads) void bounds_kernel(const K *keys, u
     const uint64_t block0 = blockIdx.x * (uint64_t)kBlockKeys;
     const uint32_t count = (uint32_t)(n - block0 < kBlockKeys ? n - block0 : kBlockKeys);
     const auto pad = [](uint32_t w) { return w + (w >> 5); };
-#if PB_SPLIT_WARP_SEARCH
     bounds_searches(keys, block0, count, offsets, k, spl, tiles, list_of, rank_of);
-#else
-    if (threadIdx.x < 2)
-        list_of[threadIdx.x] =
-            pb::last_at_or_below(offsets, k, block0 + (threadIdx.x ? count - 1 : 0));
-#endif
     if (count == kBlockKeys) {
         const uint4 *p = reinterpret_cast<const uint4 *>(keys + block0);
 #pragma unroll
@@ -332,16 +313,6 @@ __global__ __launch_bounds__(kBoundsThreads) void bounds_kernel(const K *keys, u
     const uint32_t j = list_of[0];
     if (j == list_of[1]) {
         const uint64_t start = __ldg(offsets + j), end = __ldg(offsets + j + 1);
-#if !PB_SPLIT_WARP_SEARCH
-        if (threadIdx.x == 0)
-            rank_of[0] =
-                block0 == start
-                    ? -1
-                    : (long long)pb::last_at_or_below(
-                          spl, tiles, key_word(ordered_bits(keys[block0 - 1]), block0 - 1));
-        if (threadIdx.x == 1) rank_of[1] = pb::last_at_or_below(spl, tiles, word_at(count - 1));
-        __syncthreads();
-#endif
         const long long rank_lo = rank_of[0], rank_hi = rank_of[1];
         if (rank_hi - rank_lo <= (long long)kSearchRowsMost) {
             uint32_t *col = bounds + (uint64_t)j * column_words(tiles);
@@ -404,7 +375,6 @@ __device__ TileStretches<kLists> stretches_of(const uint32_t *bounds, uint32_t c
     for (uint32_t l = 0; l < kLists; l++) {
         const uint32_t j = threadIdx.x * kLists + l;
         const uint32_t *col = bounds + (uint64_t)j * column + i;
-#if PB_SPLIT_BOUNDS_VECTOR
         /* rows i & ~3 to (i & ~3) + 3 in one load; row i + 1 apart where i % 4 == 3 */
         uint32_t lo = 0, hi = 0;
         if (j < k) {
@@ -426,10 +396,6 @@ __device__ TileStretches<kLists> stretches_of(const uint32_t *bounds, uint32_t c
         }
         t.lo[l] = lo;
         t.len[l] = hi - lo;
-#else
-        t.lo[l] = j < k ? __ldg(col) : 0;
-        t.len[l] = j < k ? __ldg(col + 1) - t.lo[l] : 0;
-#endif
         mine += t.len[l];
         below += t.lo[l];
     }
@@ -475,9 +441,11 @@ __device__ void copy_stretches(const K *keys, const uint64_t *offsets, uint32_t 
  * thread a place and a warp 32 adjacent places, so that a copy instruction is one contiguous
  * run of shared memory with all its lanes busy, and no shuffles or loop over stretches: about
  * 16 instructions a place, where the teams' copy takes about 26 a turn, 32 turns a thread at
- * k = 1024 (SASS from ptxas 11.8; not yet measured on a GPU). Each non-empty stretch leaves its
- * start's bit in a mask and its source less its start (delta) in a table, by its rank among
- * the non-empty stretches, which is their order in the tile; a place's stretch is the last
+ * k = 1024 (SASS from ptxas 11.8). H200, session 40, 2^27 keys, against the teams' copy:
+ * k = 256 and 512 -3.7 and -2.6% time, k = 1024 +1.3% with uniform keys, -4.7% zipf, -29%
+ * few-unique, -7.7% with zipf list sizes (results/h200/session40-call1-*). Each non-empty stretch
+ * leaves its start's bit in a mask and its source less its start (delta) in a table, by its rank
+ * among the non-empty stretches, which is their order in the tile; a place's stretch is the last
  * start at or before it: the starts in the mask's words before its own, plus those in its
  * word up to it. The tables use the counters' memory, free until the sort. */
 template <class K, uint32_t kLists>
@@ -593,45 +561,6 @@ __device__ __forceinline__ bool sort_thread_buckets(uint32_t *sk, uint32_t first
     return !__syncthreads_or(moves > kMovesThread);
 }
 
-/* The steps a thread's walks in write_by_ranks may take before the tile is left to the
- * insertion sort: about 18 with keys spread evenly (24 keys a thread, 0.75 bucket-mates a
- * key), and a bound on the walks' cost where a bucket holds many copies of a key. */
-constexpr uint32_t kWalkThread = 96;
-
-/* Writes the scattered tile (sk, bucket order, ordered bits) out sorted without sorting it
- * in place: key q of bucket b goes to q - (its bucket-mates before it that are larger) +
- * (those after it that are smaller), the stable order among equal bits; the mates are the
- * keys on either side of q up to the first of another bucket. A thread takes every
- * kThreads-th place, so each step of a warp's walks reads adjacent words (no bank met
- * twice), where the insertion sort's runs start at scattered banks, and nothing is stored
- * back to shared memory. false (every thread; some places then hold wrong keys, which the
- * insertion sort's way out writes again) if a thread's walks took over kWalkThread steps.
- * Ends with a barrier. */
-template <class K, class BucketOf>
-__device__ __forceinline__ bool write_by_ranks(const uint32_t *sk, uint32_t D, BucketOf bucket_of,
-                                               K *o) {
-    uint32_t steps = 0;
-#pragma unroll 2
-    for (int r = 0; r < kItems; r++) {
-        const uint32_t q = threadIdx.x + r * kThreads;
-        if (q >= D) break;
-        const uint32_t x = sk[q], b = bucket_of(x);
-        int32_t shift = 0;
-        for (uint32_t p = q; p > 0 && steps <= kWalkThread; steps++) {
-            const uint32_t y = sk[--p];
-            if (bucket_of(y) != b) break;
-            shift -= y > x;
-        }
-        for (uint32_t p = q + 1; p < D && steps <= kWalkThread; p++, steps++) {
-            const uint32_t y = sk[p];
-            if (bucket_of(y) != b) break;
-            shift += y < x;
-        }
-        o[(int32_t)q + shift] = from_ordered_bits<K>(x);
-    }
-    return !__syncthreads_or(steps > kWalkThread);
-}
-
 /* Sorts a tile whose D keys (raw K bits) have landed in sk and writes it to out; false
  * (every thread) if its insertion sort would move keys too often. Ends with a barrier. */
 template <class K, uint32_t kLists>
@@ -716,9 +645,6 @@ __device__ bool sort_tile(uint32_t *sk, uint32_t *count, const TileStretches<kLi
         scatter_keys(sk, count, D, bucket_of, key);
     }
     __syncthreads();
-#if PB_SPLIT_RANK_WALK
-    if (!by_value && write_by_ranks(sk, D, bucket_of, o)) return true;
-#endif
     if (!by_value && !sort_thread_buckets(sk, first, sum)) return false;
 #pragma unroll
     for (int r = 0; r < kItems; r++) {
