@@ -41,12 +41,6 @@
 #include "merge_keys.cuh"
 #include "search.cuh"
 
-/* A/B switch, kept for one more GPU call (-DPB_SPLIT_SLOT_COPY=0): the teams' copy
- * (copy_stretches) instead of copy_slots. */
-#ifndef PB_SPLIT_SLOT_COPY
-#define PB_SPLIT_SLOT_COPY 1
-#endif
-
 namespace pb::merge::split {
 
 /* Two blocks an SM: 512 threads of at most 64 registers, and under half the shared memory. */
@@ -84,20 +78,11 @@ inline uint32_t sample_stride(uint32_t k) {
     return s < 1 ? 1u : (uint32_t)s;
 }
 
-/* The team for k lists: the power of two at or above a stretch's mean length, 4 to 32
- * lanes. */
-inline uint32_t copy_team(uint32_t k) {
-    uint32_t team = 4;
-    while (team < 32 && team * k < kTarget) team *= 2;
-    return team;
-}
-
 struct Shape {
     uint64_t samples;  /* M */
     uint32_t stride;   /* S */
     uint32_t per_tile; /* c: samples a tile */
     uint32_t tiles;    /* P */
-    uint32_t team;     /* lanes that copy a stretch together */
     bool empty_lists;  /* some list is empty (its bounds are written apart) */
 };
 
@@ -108,7 +93,6 @@ inline Shape shape(uint64_t n, uint32_t k, const uint64_t *host_offsets) {
     s.samples = n / s.stride;
     s.per_tile = kTarget / s.stride ? kTarget / s.stride : 1;
     s.tiles = s.samples ? (uint32_t)((s.samples - 1) / s.per_tile + 1) : 1;
-    s.team = copy_team(k);
     s.empty_lists = !host_offsets;
     for (uint32_t j = 0; host_offsets && j < k && !s.empty_lists; j++)
         s.empty_lists = host_offsets[j] == host_offsets[j + 1];
@@ -408,46 +392,19 @@ __device__ TileStretches<kLists> stretches_of(const uint32_t *bounds, uint32_t c
     return t;
 }
 
-/* Issues the copies of the tile's stretches into sk (4-byte cp.async, all in flight). A
- * team of `team` lanes (a power of two, about a stretch's length) copies each of its lanes'
- * stretches in turn, so that a warp's copy touches a few lines, not one a lane. */
-template <class K, uint32_t kLists>
-__device__ void copy_stretches(const K *keys, const uint64_t *offsets, uint32_t k,
-                               const TileStretches<kLists> &t, uint32_t *sk, uint32_t team) {
-    const uint32_t lane = threadIdx.x & 31, sub = lane & (team - 1), leader = lane - sub;
-    uint64_t src[kLists];
-    uint32_t dst[kLists], at = t.at;
-#pragma unroll
-    for (uint32_t l = 0; l < kLists; l++) {
-        const uint32_t j = threadIdx.x * kLists + l;
-        src[l] = j < k ? __ldg(offsets + j) + t.lo[l] : 0;
-        dst[l] = at;
-        at += t.len[l];
-    }
-    for (uint32_t m = 0; m < team; m++) {
-#pragma unroll
-        for (uint32_t l = 0; l < kLists; l++) {
-            const uint64_t from = __shfl_sync(0xffffffffu, src[l], leader + m);
-            const uint32_t to = __shfl_sync(0xffffffffu, dst[l], leader + m);
-            const uint32_t len = __shfl_sync(0xffffffffu, t.len[l], leader + m);
-            for (uint32_t q = sub; q < len; q += team)
-                pb::copy_async<4>(sk + to + q, keys + from + q);
-        }
-    }
-    pb::commit_async();
-}
-
 /* Issues the copies of the tile's stretches into sk (4-byte cp.async, all in flight), a
  * thread a place and a warp 32 adjacent places, so that a copy instruction is one contiguous
  * run of shared memory with all its lanes busy, and no shuffles or loop over stretches: about
- * 16 instructions a place, where the teams' copy takes about 26 a turn, 32 turns a thread at
- * k = 1024 (SASS from ptxas 11.8). H200, session 40, 2^27 keys, against the teams' copy:
- * k = 256 and 512 -3.7 and -2.6% time, k = 1024 +1.3% with uniform keys, -4.7% zipf, -29%
- * few-unique, -7.7% with zipf list sizes (results/h200/session40-call1-*). Each non-empty stretch
- * leaves its start's bit in a mask and its source less its start (delta) in a table, by its rank
- * among the non-empty stretches, which is their order in the tile; a place's stretch is the last
- * start at or before it: the starts in the mask's words before its own, plus those in its
- * word up to it. The tables use the counters' memory, free until the sort. */
+ * 16 instructions a place, where session 38's copy (a team of lanes copying each lane's
+ * stretches in turn; git history) took about 26 a turn, 32 turns a thread at k = 1024. H200,
+ * session 40, 2^27 keys, both with the warp searches and 16-byte bounds rows, time against the
+ * teams' copy: k = 256 and 512 -3.7 and -2.6%, k = 1024 +1.2% with uniform keys, +0.4% normal,
+ * -3.8% zipf, -29.5% few-unique, -9.8% with zipf list sizes (results/h200/session40-call2-*).
+ * Each non-empty stretch leaves its start's bit in a mask and its source less its start
+ * (delta) in a table, by its rank among the non-empty stretches, which is their order in the
+ * tile; a place's stretch is the last start at or before it: the starts in the mask's words
+ * before its own, plus those in its word up to it. The tables use the counters' memory, free
+ * until the sort. */
 template <class K, uint32_t kLists>
 __device__ void copy_slots(const K *keys, const uint64_t *offsets, const TileStretches<kLists> &t,
                            uint32_t *sk, uint32_t *tables, TileShared<kLists> &sh) {
@@ -660,7 +617,7 @@ __device__ bool sort_tile(uint32_t *sk, uint32_t *count, const TileStretches<kLi
 template <class K, uint32_t kLists>
 __global__ __launch_bounds__(kThreads, 2) void tile_kernel(const K *keys, const uint64_t *offsets,
                                                            uint32_t k, const uint32_t *bounds,
-                                                           uint32_t column, uint32_t team, K *out,
+                                                           uint32_t column, K *out,
                                                            uint32_t *flag) {
     __shared__ TileShared<kLists> sh;
     extern __shared__ __align__(16) uint32_t smem[];
@@ -669,12 +626,7 @@ __global__ __launch_bounds__(kThreads, 2) void tile_kernel(const K *keys, const 
     if (t.keys == 0) return;
     bool done = false;
     if (t.sorted_in_shared()) {
-#if PB_SPLIT_SLOT_COPY
-        (void)team;
         copy_slots(keys, offsets, t, sk, count, sh);
-#else
-        copy_stretches(keys, offsets, k, t, sk, team);
-#endif
         pb::wait_async_all();
         __syncthreads();
         done = sort_tile(sk, count, t, sh, out);
@@ -739,7 +691,7 @@ cudaError_t run(const K *keys, uint64_t n, const uint64_t *offsets, uint32_t k, 
                        0, stream>>>(keys, n, offsets, k, s.splitters, tiles, s.bounds);
     with_lists(k, [&](auto lists) {
         tile_kernel<K, decltype(lists)::value><<<tiles, kThreads, tile_smem_bytes(), stream>>>(
-            keys, offsets, k, s.bounds, column_words(tiles), sh.team, out, s.flag);
+            keys, offsets, k, s.bounds, column_words(tiles), out, s.flag);
         return cudaSuccess;
     });
     cudaError_t e = cudaGetLastError();
