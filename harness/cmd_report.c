@@ -7,7 +7,8 @@
 #include "report_table.h"
 
 static const char usage[] =
-    "usage: bench report [--rows AXIS,...] [--cols AXIS] [--metric METRIC] RESULTS.csv\n"
+    "usage: bench report [--rows AXIS,...] [--cols AXIS] [--metric METRIC] [--baseline BACKEND]\n"
+    "                    RESULTS.csv\n"
     "\n"
     "Prints a paper-style markdown table of one metric: a row per value of the row axes and\n"
     "backend, a column per value of the column axis, each cell the metric with its 95%\n"
@@ -20,7 +21,11 @@ static const char usage[] =
     "  --cols AXIS      the axis whose values are the columns (default: the last axis with\n"
     "                   more than one value)\n"
     "  --metric METRIC  gelem_per_s (default), gbytes_per_s, bound_fraction, mean_ms or\n"
-    "                   median_ms (the CSV holds no interval for the median)\n";
+    "                   median_ms (the CSV holds no interval for the median)\n"
+    "  --baseline BACKEND  each other backend's cell is its speedup over BACKEND in the same\n"
+    "                   case (a ratio of throughputs, or of times: above 1 is better), the\n"
+    "                   interval from the ends of both intervals; BACKEND's own rows are left\n"
+    "                   out. Its full name or the part after the slash: cub-sort\n";
 
 #define MAX_ROW_AXES 32
 
@@ -66,7 +71,7 @@ int pb_cmd_report(int argc, char **argv) {
     for (int i = 1; i < argc; i++) {
         const char *arg = argv[i];
         bool takes_value = strcmp(arg, "--rows") == 0 || strcmp(arg, "--cols") == 0 ||
-                           strcmp(arg, "--metric") == 0;
+                           strcmp(arg, "--metric") == 0 || strcmp(arg, "--baseline") == 0;
         if (takes_value && i + 1 >= argc) {
             status = pb_usage_error(usage, "%s needs a value", arg);
             goto done;
@@ -87,6 +92,8 @@ int pb_cmd_report(int argc, char **argv) {
             opt.rows = rows;
         } else if (strcmp(arg, "--cols") == 0) {
             opt.cols = argv[++i];
+        } else if (strcmp(arg, "--baseline") == 0) {
+            opt.baseline = argv[++i];
         } else if (strcmp(arg, "--metric") == 0) {
             opt.metric = pb_metric_find(argv[++i]);
             if (!opt.metric) {

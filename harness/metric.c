@@ -52,3 +52,18 @@ bool pb_metric_value(const struct pb_results_table *t, size_t row, const struct 
     if (!isfinite(*low) || !isfinite(*high)) *low = *high = NAN;
     return isfinite(*value);
 }
+
+struct pb_estimate pb_metric_speedup(const struct pb_metric *m, struct pb_estimate x,
+                                     struct pb_estimate base) {
+    struct pb_estimate s = {NAN, NAN, NAN};
+    if (!isfinite(x.value) || !isfinite(base.value)) return s;
+    s.value = m->higher_is_better ? x.value / base.value : base.value / x.value;
+    /* an interval with an end at or below zero (a noisy CPU row of few repetitions) bounds
+     * no ratio */
+    if (x.low > 0 && x.high > 0 && base.low > 0 && base.high > 0 && isfinite(x.high) &&
+        isfinite(base.high)) {
+        s.low = m->higher_is_better ? x.low / base.high : base.low / x.high;
+        s.high = m->higher_is_better ? x.high / base.low : base.high / x.low;
+    }
+    return s;
+}

@@ -23,4 +23,15 @@ const char *pb_metric_list(void);
 bool pb_metric_value(const struct pb_results_table *t, size_t row, const struct pb_metric *m,
                      double *value, double *low, double *high);
 
+/* A value with its 95% interval (low and high NAN where there is none). */
+struct pb_estimate {
+    double value, low, high;
+};
+
+/* x's speedup over base in metric m, above 1 where x is better (a ratio of throughputs, or
+ * of base's time to x's), with the interval the ends of the two intervals give (NAN where
+ * either has none, or one with an end at or below zero). */
+struct pb_estimate pb_metric_speedup(const struct pb_metric *m, struct pb_estimate x,
+                                     struct pb_estimate base);
+
 #endif

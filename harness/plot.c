@@ -106,26 +106,12 @@ static int choose_x(const struct pb_results_table *t, const char *x, char *err, 
     return 0;
 }
 
-/* "cub" finds "reduce/cub": the name after the primitive is enough. */
-static int find_backend(const struct layout *l, const char *name) {
-    for (int b = 0; b < l->nb; b++) {
-        const char *slash = strchr(l->backends[b], '/');
-        if (strcmp(l->backends[b], name) == 0 || (slash && strcmp(slash + 1, name) == 0)) return b;
-    }
-    return -1;
-}
-
 static int choose_baseline(struct layout *l, const char *name, char *err, size_t err_len) {
     l->baseline = -1;
     if (name) {
-        l->baseline = find_backend(l, name);
-        if (l->baseline >= 0) return 0;
-        char list[512] = "";
-        for (int b = 0; b < l->nb; b++)
-            snprintf(list + strlen(list), sizeof list - strlen(list), "%s%s", b ? ", " : "",
-                     l->backends[b]);
-        return fail(err, err_len, "%s: --baseline: no backend '%s' (backends: %s)", l->t->path,
-                    name, list);
+        l->baseline = pb_results_backend_index(l->t->path, "--baseline", l->backends, l->nb, name,
+                                               err, err_len);
+        return l->baseline >= 0 ? 0 : -1;
     }
     for (int b = 0; b < l->nb && l->baseline < 0; b++) {
         const char *slash = strchr(l->backends[b], '/');
@@ -200,21 +186,20 @@ static bool backend_has_points(const struct points *p, int b) {
     return false;
 }
 
-/* Each backend's ratio to the baseline where both have a point, as a speedup (> 1 is better
- * than the baseline), its interval from the ends of the two intervals. */
-static void speedups(const struct points *p, int base, bool higher_is_better, struct points *s) {
+/* Each backend's speedup over the baseline where both have a point (pb_metric_speedup). */
+static void speedups(const struct points *p, int base, const struct pb_metric *m,
+                     struct points *s) {
     for (int b = 0; b < p->nb; b++) {
         if (b == base) continue;
         for (int x = 0; x < p->nx; x++) {
-            double v = *at(p, p->v, b, x), bv = *at(p, p->v, base, x);
-            if (!isfinite(v) || !isfinite(bv)) continue;
-            double lo = *at(p, p->lo, b, x), hi = *at(p, p->hi, b, x);
-            double blo = *at(p, p->lo, base, x), bhi = *at(p, p->hi, base, x);
-            *at(s, s->v, b, x) = higher_is_better ? v / bv : bv / v;
-            if (isfinite(lo) && isfinite(blo)) {
-                *at(s, s->lo, b, x) = higher_is_better ? lo / bhi : blo / hi;
-                *at(s, s->hi, b, x) = higher_is_better ? hi / blo : bhi / lo;
-            }
+            const struct pb_estimate e = pb_metric_speedup(
+                m,
+                (struct pb_estimate){*at(p, p->v, b, x), *at(p, p->lo, b, x), *at(p, p->hi, b, x)},
+                (struct pb_estimate){*at(p, p->v, base, x), *at(p, p->lo, base, x),
+                                     *at(p, p->hi, base, x)});
+            *at(s, s->v, b, x) = e.value;
+            *at(s, s->lo, b, x) = e.low;
+            *at(s, s->hi, b, x) = e.high;
         }
     }
 }
@@ -398,7 +383,7 @@ static int write_panel(const struct layout *l, size_t first, const char *dir,
         if (points_init(&s, l->nb, l->nx) != 0) {
             rc = fail(err, err_len, "%s: out of memory", dir);
         } else {
-            speedups(&p, l->baseline, l->m->higher_is_better, &s);
+            speedups(&p, l->baseline, l->m, &s);
             bool others = false;
             for (int b = 0; b < l->nb; b++) others = others || backend_has_points(&s, b);
             append_clean(stem, sizeof stem, "-speedup");

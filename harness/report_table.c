@@ -35,6 +35,8 @@ struct layout {
     int col;         /* the column axis, -1 for none */
     int *group_keys; /* varying axes that are neither rows nor the column */
     int ngroup_keys;
+    int baseline;   /* the baseline's backend index, -1 for none */
+    long *base_row; /* with a baseline: per row, the baseline's row of its case, or -1 */
 };
 
 static bool same(const struct layout *l, size_t a, size_t b, const int *keys, int nkeys) {
@@ -50,6 +52,7 @@ static void free_layout(struct layout *l) {
     free(l->idx);
     free(l->row_keys);
     free(l->group_keys);
+    free(l->base_row);
 }
 
 static int index_rows(struct layout *l, char *err, size_t err_len) {
@@ -136,19 +139,65 @@ static int choose_axes(struct layout *l, const struct pb_report_options *o, char
     return 0;
 }
 
+/* The baseline's backend, and for each row the baseline's row with the same value on every
+ * axis (the first, if the case is there twice). */
+static int choose_baseline(struct layout *l, const char *name, char *err, size_t err_len) {
+    const struct pb_results_table *t = l->t;
+    l->baseline = -1;
+    if (!name) return 0;
+    const int b = t->naxes; /* the backend's position in idx */
+    l->baseline = pb_results_backend_index(t->path, "--baseline", l->values[b], l->nvalues[b], name,
+                                           err, err_len);
+    if (l->baseline < 0) return -1;
+    int *axes = malloc((size_t)(t->naxes ? t->naxes : 1) * sizeof *axes);
+    l->base_row = malloc((t->nrows ? t->nrows : 1) * sizeof *l->base_row);
+    if (!axes || !l->base_row) {
+        free(axes);
+        return fail(err, err_len, "%s: out of memory", t->path);
+    }
+    for (int a = 0; a < t->naxes; a++) axes[a] = a;
+    for (size_t r = 0; r < t->nrows; r++) {
+        l->base_row[r] = -1;
+        for (size_t q = 0; q < t->nrows && l->base_row[r] < 0; q++)
+            if (l->idx[q * l->stride + b] == l->baseline && same(l, r, q, axes, t->naxes))
+                l->base_row[r] = (long)q;
+    }
+    free(axes);
+    return 0;
+}
+
+static bool is_baseline(const struct layout *l, size_t row) {
+    return l->baseline >= 0 && l->idx[row * l->stride + l->t->naxes] == l->baseline;
+}
+
+/* The row's metric, or with a baseline its speedup over the baseline's row of its case;
+ * false where there is none. */
+static bool cell_value(const struct layout *l, const struct pb_metric *m, size_t row,
+                       struct pb_estimate *e) {
+    if (!pb_metric_value(l->t, row, m, &e->value, &e->low, &e->high)) return false;
+    if (l->baseline < 0) return true;
+    struct pb_estimate base;
+    const long q = l->base_row[row];
+    if (q < 0 || !pb_metric_value(l->t, (size_t)q, m, &base.value, &base.low, &base.high))
+        return false;
+    *e = pb_metric_speedup(m, *e, base);
+    return isfinite(e->value);
+}
+
 static void print_cell(FILE *out, const struct layout *l, const struct pb_metric *m, long row) {
     if (row < 0) {
         fputs(" |", out);
         return;
     }
-    double v, lo, hi;
-    if (!pb_metric_value(l->t, (size_t)row, m, &v, &lo, &hi)) {
+    struct pb_estimate e;
+    if (!cell_value(l, m, (size_t)row, &e)) {
         /* not ok: say why there is no number, briefly; ok without this metric (a CPU row's
-         * bound_fraction): n/a */
+         * bound_fraction) or without a baseline row to set it against: n/a */
         bool ok = pb_results_table_ok(l->t, (size_t)row);
         fprintf(out, " %s |", ok ? "n/a" : pb_results_table_field(l->t, (size_t)row, l->t->status));
         return;
     }
+    const double v = e.value, lo = e.low, hi = e.high;
     int d = pb_report_decimals(v);
     if (isfinite(lo))
         fprintf(out, " %.*f (%.*f-%.*f) |", d, v, d, lo, d, hi);
@@ -188,7 +237,7 @@ static int print_group(FILE *out, const struct layout *l, const struct pb_metric
     }
     size_t nkeys = 0;
     for (size_t r = first; r < t->nrows; r++) {
-        if (!same(l, r, first, l->group_keys, l->ngroup_keys)) continue;
+        if (!same(l, r, first, l->group_keys, l->ngroup_keys) || is_baseline(l, r)) continue;
         size_t k = 0;
         while (k < nkeys && !same(l, r, keys[k], l->row_keys, l->nrow_keys)) k++;
         if (k == nkeys) {
@@ -198,6 +247,11 @@ static int print_group(FILE *out, const struct layout *l, const struct pb_metric
         int c = l->col < 0 ? 0 : l->idx[r * l->stride + l->col];
         long *cell = &cells[k * (size_t)ncols + (size_t)c];
         if (*cell < 0) *cell = (long)r; /* a case twice: the first one counts */
+    }
+    if (nkeys == 0) { /* a table of the baseline's rows alone: nothing to set against it */
+        free(keys);
+        free(cells);
+        return 0;
     }
     if (l->ngroup_keys > 0) {
         fputs("\n###", out);
@@ -228,8 +282,13 @@ static void print_caption(FILE *out, const struct layout *l, const struct pb_met
     const char *primitive =
         t->nrows ? pb_results_table_field(t, 0, pb_results_table_column(t, "primitive")) : "";
     bool interval = strcmp(m->name, "median_ms") != 0;
-    fprintf(out, "**%s: %s (%s)%s**, from %s", primitive, m->name, m->label,
-            interval ? ", 95% interval in parentheses" : "", t->path);
+    if (l->baseline >= 0)
+        fprintf(out, "**%s: speedup over %s in %s (%s; above 1 is better)%s**, from %s", primitive,
+                l->values[t->naxes][l->baseline], m->name, m->label,
+                interval ? ", in parentheses from the ends of both 95% intervals" : "", t->path);
+    else
+        fprintf(out, "**%s: %s (%s)%s**, from %s", primitive, m->name, m->label,
+                interval ? ", 95% interval in parentheses" : "", t->path);
     bool any = false;
     for (int a = 0; a < t->naxes; a++) {
         if (l->nvalues[a] != 1) continue;
@@ -244,6 +303,7 @@ int pb_report_table(FILE *out, const struct pb_results_table *t, const struct pb
     struct layout l = {.t = t};
     int rc = index_rows(&l, err, err_len);
     if (rc == 0) rc = choose_axes(&l, o, err, err_len);
+    if (rc == 0) rc = choose_baseline(&l, o->baseline, err, err_len);
     if (rc == 0) {
         print_caption(out, &l, o->metric);
         if (t->nrows == 0) fputs("\n(no rows)\n", out);

@@ -14,12 +14,15 @@ struct pb_report_options {
     int nrows;
     const char *cols; /* the axis whose values are the columns; NULL: default */
     const struct pb_metric *metric;
+    /* NULL, or a backend (as pb_results_backend_index finds it): the other backends' cells
+     * are then their speedups over it in the same case, and its own rows are left out */
+    const char *baseline;
 };
 
 /* The columns default to the last axis with more than one value; the rows to every other
  * axis with more than one value. Axes that vary but are neither rows nor columns split the
  * output into one table per combination of their values. Returns 0, or -1 with one line in
- * err (an unknown axis, one used twice). */
+ * err (an unknown axis, one used twice, an unknown baseline). */
 int pb_report_table(FILE *out, const struct pb_results_table *t, const struct pb_report_options *o,
                     char *err, size_t err_len);
 

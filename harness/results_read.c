@@ -76,6 +76,20 @@ int pb_results_value_index(const char *const *values, int count, const char *val
     return -1;
 }
 
+int pb_results_backend_index(const char *path, const char *option, const char *const *backends,
+                             int count, const char *name, char *err, size_t err_len) {
+    for (int b = 0; b < count; b++) {
+        const char *slash = strchr(backends[b], '/');
+        if (strcmp(backends[b], name) == 0 || (slash && strcmp(slash + 1, name) == 0)) return b;
+    }
+    char list[512] = "";
+    for (int b = 0; b < count; b++)
+        snprintf(list + strlen(list), sizeof list - strlen(list), "%s%s", b ? ", " : "",
+                 backends[b]);
+    snprintf(err, err_len, "%s: %s: no backend '%s' (backends: %s)", path, option, name, list);
+    return -1;
+}
+
 int pb_results_table_distinct(const struct pb_results_table *t, int col, const char ***values) {
     const char **list = malloc((t->nrows ? t->nrows : 1) * sizeof *list);
     if (!list) return -1;

@@ -41,6 +41,11 @@ void pb_results_table_describe(const struct pb_results_table *t, size_t row, cha
 int pb_results_table_distinct(const struct pb_results_table *t, int col, const char ***values);
 /* The position of value in values[0..count), -1 when absent. */
 int pb_results_value_index(const char *const *values, int count, const char *value);
+/* The position of backend `name` in backends[0..count): its whole name, or the part after
+ * the primitive's slash ("cub" finds "reduce/cub"). -1 when absent, with one line in err
+ * naming the file, the option and the backends there are. */
+int pb_results_backend_index(const char *path, const char *option, const char *const *backends,
+                             int count, const char *name, char *err, size_t err_len);
 
 /* The values of the `primitive` column in order of first appearance (as
  * pb_results_table_distinct): more than one for the output of a suite. */

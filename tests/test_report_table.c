@@ -1,6 +1,6 @@
 /* bench report: the table's layout (default and chosen axes, one table per value of the
- * remaining axes), cells with their intervals, rows that are not ok, bad options, and the
- * bench binary's exit codes (argv[1]). Run from tests/. */
+ * remaining axes), cells with their intervals, rows that are not ok, speedups over a
+ * baseline, bad options, and the bench binary's exit codes (argv[1]). Run from tests/. */
 #define _POSIX_C_SOURCE 200809L
 #include <setjmp.h>
 #include <stdarg.h>
@@ -114,6 +114,48 @@ static void metrics_without_an_interval_show_the_value_alone(void **state) {
     free(text);
 }
 
+static void a_baseline_turns_cells_into_speedups(void **state) {
+    (void)state;
+    char err[512];
+    const char *rows[] = {"op", "dtype"};
+    struct pb_report_options o = {
+        .rows = rows, .nrows = 2, .metric = pb_metric_find("gelem_per_s"), .baseline = "cub"};
+    char *text = report(DATA "base.csv", &o, err, sizeof err);
+    assert_non_null(text);
+    assert_holds(text, "**reduce: speedup over reduce/cub in gelem_per_s (Gelem/s; above 1 is "
+                       "better), in parentheses from the ends of both 95% intervals**, from " DATA
+                       "base.csv; for distribution=uniform\n");
+    /* 0.219298 / 0.180059 Gelem/s; the ends 0.21515 / 0.183141 and 0.22361 / 0.177078 */
+    assert_holds(text, "| sum | u32 | reduce/butterfly | 1.218 (1.175-1.263) |");
+    assert_null(strstr(text, "reduce/cub |")); /* the baseline's own rows are left out */
+    free(text);
+    /* in time, the baseline's over the row's: the same ratio, the same interval */
+    o.metric = pb_metric_find("mean_ms");
+    o.baseline = "reduce/cub";
+    text = report(DATA "base.csv", &o, err, sizeof err);
+    assert_holds(text, "| sum | u32 | reduce/butterfly | 1.218 (1.175-1.263) |");
+    free(text);
+    /* a row that is not ok says so; one whose case the baseline lacks a number for is n/a */
+    const char *dtype[] = {"dtype"};
+    o = (struct pb_report_options){.rows = dtype,
+                                   .nrows = 1,
+                                   .cols = "n",
+                                   .metric = pb_metric_find("mean_ms"),
+                                   .baseline = "cub"};
+    text = report(DATA "failing.csv", &o, err, sizeof err);
+    const char *min = text ? strstr(text, "\n### op=min\n") : NULL;
+    assert_non_null(min);
+    assert_holds(text,
+                 "| f32 | reduce/butterfly | 1.224 (1.178-1.271) | n/a | 1.032 (1.019-1.044) |");
+    assert_holds(min, "| u32 | reduce/butterfly | wrong | 1.123 (1.094-1.153) |");
+    free(text);
+    /* an unknown baseline names the backends there are */
+    o.baseline = "thrust";
+    assert_null(report(DATA "base.csv", &o, err, sizeof err));
+    assert_string_equal(err, DATA "base.csv: --baseline: no backend 'thrust' (backends: "
+                                  "reduce/butterfly, reduce/cub, reduce/cpu)");
+}
+
 static void bad_axes_are_reported(void **state) {
     (void)state;
     char err[512];
@@ -146,6 +188,9 @@ static void cli_exit_codes(void **state) {
     assert_int_equal(run("--rows dtype,op --cols n --metric gbytes_per_s " DATA "base.csv"), 0);
     assert_int_equal(run("--metric speed " DATA "base.csv"), 2);
     assert_int_equal(run("--cols nope " DATA "base.csv"), 2);
+    assert_int_equal(run("--baseline cub " DATA "base.csv"), 0);
+    assert_int_equal(run("--baseline nope " DATA "base.csv"), 2);
+    assert_int_equal(run("--baseline"), 2);
     assert_int_equal(run(DATA "bad_number.csv"), 2);
     assert_int_equal(run(DATA "no_such_file.csv"), 2);
     assert_int_equal(run(""), 2);
@@ -163,6 +208,7 @@ int main(int argc, char **argv) {
         cmocka_unit_test(default_layout_puts_the_last_varying_axis_in_columns),
         cmocka_unit_test(chosen_axes_split_the_rest_into_tables),
         cmocka_unit_test(metrics_without_an_interval_show_the_value_alone),
+        cmocka_unit_test(a_baseline_turns_cells_into_speedups),
         cmocka_unit_test(bad_axes_are_reported),
         cmocka_unit_test(cli_exit_codes),
     };
