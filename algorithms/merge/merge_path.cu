@@ -483,7 +483,8 @@ template <class K> constexpr bool sorts_as_keys() {
 }
 
 /* Where the one-pass value split (value_split.cuh) merges: 4-byte integer keys alone, up to
- * split::kMaxLists lists, where it beats the other methods. H200, u32 keys alone, sizes
+ * split::kMaxLists lists, where it beats the other methods (u64 and f64 keys alone only where
+ * PB_MERGE_MODE=split forces it: not yet measured). H200, u32 keys alone, sizes
  * uniform, 20 runs, time against the method by size:
  *   session 37 call 3 (split forced, same call) at 2^24, 2^26, 2^27 keys: k = 16 1.69,
  *   1.68, 1.75x; k = 64 1.07, 1.13, 1.20x; k = 4096 1.23, 1.19, 1.27x (its bounds, a word
@@ -497,15 +498,16 @@ template <class K> constexpr bool sorts_as_keys() {
  * So from 128 to 1024 lists from 2^24 keys, and 2048 lists from 2^24 to 2^27 keys (at 2^28
  * its bounds would be 180 MB; not measured). PB_MERGE_SPLIT=0 leaves it out of the choice
  * (A/B runs). */
-inline bool split_beats_merge(const pb_merge_args *a) {
+inline bool split_beats_merge(const pb_merge_args *a, size_t key_bytes) {
     const char *e = getenv("PB_MERGE_SPLIT");
+    if (key_bytes != 4) return false; /* 8-byte keys: only where forced, until measured */
     if (e && strcmp(e, "0") == 0) return false;
     if (a->k < 128 || a->n < (1ull << 24)) return false;
     return a->k <= 1024 || (a->k <= 2048 && a->n <= (1ull << 27));
 }
 template <class K> bool use_split(const pb_merge_args *a, bool pairs, Method m) {
     if (!split::takes<K>() || pairs || a->k > split::kMaxLists) return false;
-    return m == kBySplit || (m == kBySize && split_beats_merge(a));
+    return m == kBySplit || (m == kBySize && split_beats_merge(a, sizeof(K)));
 }
 
 /* pairs: whether the launch carries values (values and out_values both set). configure:
@@ -528,11 +530,11 @@ cudaError_t make_plan(const pb_merge_args *a, bool pairs, Plan &p, bool configur
     const Method method = forced_method();
     if (use_split<K>(a, pairs, method)) {
         p.mode = kSplit;
-        p.split = split::shape(a->n, a->k, a->host_offsets);
+        p.split = split::shape(a->n, a->k, a->host_offsets, sizeof(K));
         size_t fallback = 0;
-        cudaError_t e = cub::DeviceRadixSort::SortKeys(
-            nullptr, p.sort_temp, (const unsigned long long *)nullptr,
-            (unsigned long long *)nullptr, (int64_t)p.split.samples, 32, 64);
+        cudaError_t e = cudaSuccess;
+        if constexpr (split::takes<K>())
+            e = split::sort_samples<K>(nullptr, p.sort_temp, nullptr, p.split.samples, nullptr);
         if (e == cudaSuccess)
             e = sort_keys_alone<K>(nullptr, fallback, nullptr, nullptr, a->n, nullptr);
         if (fallback > p.sort_temp) p.sort_temp = fallback;

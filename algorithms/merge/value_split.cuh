@@ -1,5 +1,10 @@
-/* A k-way merge of 4-byte integer keys alone in one pass over the keys, for many lists:
- * the output is cut at sampled keys, not at ranks, so no tile needs a k-way search.
+/* A k-way merge of keys alone in one pass over the keys, for many lists: the output is cut
+ * at sampled keys, not at ranks, so no tile needs a k-way search. 4-byte integer keys; u64
+ * and f64 keys too (session 41: written and tested on the CPU only, so merge/path takes it
+ * for them only where PB_MERGE_MODE=split forces it), whose (key, place) words take 128
+ * bits, whose samples are sorted as (key bits, place) pairs, and whose tiles of 8-byte keys
+ * leave one tile block an SM; an f64 tile holding -0.0 gives up (the whole input is then
+ * radix-sorted, which takes -0.0 and +0.0 as equal).
  *
  *  1. sample_kernel: every S-th key of the concatenation (S from k, sample_stride), and a
  *     CUB radix sort of those samples.
@@ -61,9 +66,17 @@ static_assert(kCap < 65536, "a bucket's start fits 16 bits");
  * 3 a key of its 24 (two buckets of 40 distinct keys). */
 constexpr uint32_t kMovesThread = 1024;
 constexpr int kBoundsThreads = 256;
-constexpr int kBoundsItems = 32; /* consecutive keys a thread of bounds_kernel walks */
+/* Consecutive keys a thread of bounds_kernel walks: a block's keys fill 32 KB of shared
+ * memory (with a pad word every 32 words). */
+template <class K> __host__ __device__ constexpr int bounds_items() { return 128 / (int)sizeof(K); }
 
-template <class K> constexpr bool takes() { return sizeof(K) == 4 && std::is_integral<K>::value; }
+/* 4-byte integer keys, and u64 and f64 keys (wide keys: tiles of 8-byte keys, one block an
+ * SM; only where PB_MERGE_MODE=split asks, until measured). f32 is left out: a tile holding
+ * -0.0 would have to give up (as an f64 tile does). */
+template <class K> constexpr bool takes() {
+    return (sizeof(K) == 4 && std::is_integral<K>::value) || sizeof(K) == 8;
+}
+template <class K> __host__ __device__ constexpr bool wide_keys() { return sizeof(K) == 8; }
 
 /* The most lists: a tile thread owns at most 8 (lists_a_thread). */
 constexpr uint32_t kMaxLists = 8 * kThreads;
@@ -84,11 +97,13 @@ struct Shape {
     uint32_t per_tile; /* c: samples a tile */
     uint32_t tiles;    /* P */
     bool empty_lists;  /* some list is empty (its bounds are written apart) */
+    bool wide;         /* 8-byte keys: the samples' places are sorted apart from their keys */
 };
 
 /* host_offsets: the k + 1 list offsets on the host, or null (then lists may be empty). */
-inline Shape shape(uint64_t n, uint32_t k, const uint64_t *host_offsets) {
+inline Shape shape(uint64_t n, uint32_t k, const uint64_t *host_offsets, size_t key_bytes) {
     Shape s{};
+    s.wide = key_bytes == 8;
     s.stride = sample_stride(k);
     s.samples = n / s.stride;
     s.per_tile = kTarget / s.stride ? kTarget / s.stride : 1;
@@ -128,12 +143,36 @@ __host__ __device__ inline uint32_t column_words(uint32_t tiles) { return (tiles
 #ifdef __CUDACC__
 using pb::merge::from_ordered_bits;
 using pb::merge::ordered_bits;
+using pb::merge::ordered_t;
 
 /* Keys are ordered as (key, place in the concatenation), which is the stable merge's
- * order, and written as one 64-bit word: the key's ordered bits over its place (n < 2^32).
- * Splitters are such words, so equal keys are cut between tiles like any others. */
-__device__ __forceinline__ unsigned long long key_word(uint32_t bits, uint64_t place) {
-    return (unsigned long long)bits << 32 | place;
+ * order, and written as one word: the key's ordered bits over its place (n < 2^32), 64 bits
+ * for 4-byte keys, 128 for 8-byte ones. Splitters are such words, so equal keys are cut
+ * between tiles like any others. */
+template <class K>
+using word_t =
+    typename std::conditional<sizeof(K) == 4, unsigned long long, unsigned __int128>::type;
+template <class K>
+__host__ __device__ __forceinline__ word_t<K> key_word(ordered_t<K> bits, uint64_t place) {
+    return (word_t<K>)bits << 32 | place;
+}
+/* A splitter word from global memory (read-only: through the texture path). */
+__device__ __forceinline__ unsigned long long load_word(const unsigned long long *p) {
+    return __ldg(p);
+}
+__device__ __forceinline__ unsigned __int128 load_word(const unsigned __int128 *p) {
+    const ulonglong2 v = __ldg(reinterpret_cast<const ulonglong2 *>(p));
+    return (unsigned __int128)v.y << 64 | v.x;
+}
+/* A key's ordered bits from its raw bits (as they are copied into shared memory). */
+template <class K> __device__ __forceinline__ ordered_t<K> ordered_of_raw(ordered_t<K> raw) {
+    if constexpr (std::is_floating_point<K>::value) {
+        K x;
+        memcpy(&x, &raw, sizeof x);
+        return ordered_bits(x);
+    } else {
+        return ordered_bits((K)raw);
+    }
 }
 
 template <class K>
@@ -142,7 +181,18 @@ __global__ void sample_kernel(const K *keys, uint64_t samples, uint32_t stride,
     for (uint64_t m = blockIdx.x * (uint64_t)blockDim.x + threadIdx.x; m < samples;
          m += (uint64_t)gridDim.x * blockDim.x) {
         const uint64_t g = m * stride + stride / 2;
-        out[m] = key_word(ordered_bits(keys[g]), g);
+        out[m] = key_word<K>(ordered_bits(keys[g]), g);
+    }
+}
+/* 8-byte keys: each sample's ordered bits and place apart (sorted as pairs by the bits). */
+template <class K>
+__global__ void sample_wide_kernel(const K *keys, uint64_t samples, uint32_t stride,
+                                   unsigned long long *bits, uint32_t *places) {
+    for (uint64_t m = blockIdx.x * (uint64_t)blockDim.x + threadIdx.x; m < samples;
+         m += (uint64_t)gridDim.x * blockDim.x) {
+        const uint64_t g = m * stride + stride / 2;
+        bits[m] = ordered_bits(keys[g]);
+        places[m] = (uint32_t)g;
     }
 }
 
@@ -156,6 +206,21 @@ __global__ void pick_kernel(const unsigned long long *sorted, uint32_t per_tile,
         splitters[tiles] = ~0ull;
     }
     if (r >= 1 && r < tiles) splitters[r] = sorted[(uint64_t)r * per_tile];
+}
+/* pick_kernel for 8-byte keys: the splitter words from the sorted bits and places. */
+__global__ void pick_wide_kernel(const unsigned long long *bits, const uint32_t *places,
+                                 uint32_t per_tile, uint32_t tiles, unsigned __int128 *splitters,
+                                 uint32_t *flag) {
+    const uint32_t r = blockIdx.x * blockDim.x + threadIdx.x;
+    if (r == 0) {
+        *flag = 0;
+        splitters[0] = 0;
+        splitters[tiles] = ~(unsigned __int128)0;
+    }
+    if (r >= 1 && r < tiles) {
+        const uint64_t m = (uint64_t)r * per_tile;
+        splitters[r] = (unsigned __int128)bits[m] << 32 | places[m];
+    }
 }
 
 /* An empty list's column: every row 0. */
@@ -181,19 +246,19 @@ constexpr uint32_t kSearchRowsMost = 8 * kBoundsThreads;
 template <class K, class KeyAt>
 __device__ __forceinline__ void
 walk_bounds(const K *keys, uint64_t n, uint64_t g0, const uint64_t *offsets, uint32_t k,
-            const unsigned long long *spl, uint32_t tiles, uint32_t *bounds, KeyAt x) {
+            const word_t<K> *spl, uint32_t tiles, uint32_t *bounds, KeyAt x) {
     uint32_t j = pb::last_at_or_below(offsets, k, g0); /* the list holding g0 */
     uint64_t start = __ldg(offsets + j), end = __ldg(offsets + j + 1);
     /* the rows already taken in list j: those at or below the key before g0 */
     int64_t c = g0 == start ? -1
                             : (int64_t)pb::last_at_or_below(
-                                  spl, tiles, key_word(ordered_bits(keys[g0 - 1]), g0 - 1));
+                                  spl, tiles, key_word<K>(ordered_bits(keys[g0 - 1]), g0 - 1));
     /* the next row's splitter (row `tiles`: past every key) */
-    const auto splitter = [&](int64_t r) -> uint64_t { return __ldg(spl + r); };
-    uint64_t next = splitter(c + 1);
+    const auto splitter = [&](int64_t r) { return load_word(spl + r); };
+    word_t<K> next = splitter(c + 1);
     uint32_t *col = bounds + (uint64_t)j * column_words(tiles); /* list j's rows */
 #pragma unroll
-    for (int q = 0; q < kBoundsItems; q++) {
+    for (int q = 0; q < bounds_items<K>(); q++) {
         const uint64_t g = g0 + q;
         if (g >= n) break;
         const uint32_t local = (uint32_t)(g - start);
@@ -203,7 +268,7 @@ walk_bounds(const K *keys, uint64_t n, uint64_t g0, const uint64_t *offsets, uin
             c = 0;
             next = splitter(1);
         }
-        const unsigned long long word = key_word(x(q), g);
+        const word_t<K> word = key_word<K>(x(q), g);
         while (next <= word) {
             c++;
             col[c] = local;
@@ -234,14 +299,14 @@ walk_bounds(const K *keys, uint64_t n, uint64_t g0, const uint64_t *offsets, uin
 template <class K>
 __device__ __forceinline__ void bounds_searches(const K *keys, uint64_t block0, uint32_t count,
                                                 const uint64_t *offsets, uint32_t k,
-                                                const unsigned long long *spl, uint32_t tiles,
+                                                const word_t<K> *spl, uint32_t tiles,
                                                 uint32_t (&list_of)[2], long long (&rank_of)[2]) {
     const uint32_t warp = threadIdx.x / 32;
     if (warp >= 2) return;
     const uint64_t g = warp ? block0 + count - 1 : block0;
     /* the key whose rank is wanted: the block's last, or the one before its first */
     const uint64_t at = warp ? g : (block0 ? block0 - 1 : 0);
-    const unsigned long long word = key_word(ordered_bits(keys[at]), at);
+    const word_t<K> word = key_word<K>(ordered_bits(keys[at]), at);
     /* pb::last_at_or_below_warp: about 3 rounds of loads over 11000 splitters, not 14 */
     const uint32_t j = (uint32_t)pb::last_at_or_below_warp(offsets, k, g);
     const long long rank = !warp && block0 == __ldg(offsets + j)
@@ -262,37 +327,47 @@ __device__ __forceinline__ void bounds_searches(const K *keys, uint64_t block0, 
 template <class K>
 __global__ __launch_bounds__(kBoundsThreads) void bounds_kernel(const K *keys, uint64_t n,
                                                                 const uint64_t *offsets, uint32_t k,
-                                                                const unsigned long long *spl,
+                                                                const word_t<K> *spl,
                                                                 uint32_t tiles, uint32_t *bounds) {
-    /* The block's keys come in coalesced, through shared memory (a pad word every 32, so
-     * that neither the striped writes nor each thread's run of reads meets a bank twice). */
-    constexpr int kBlockKeys = kBoundsThreads * kBoundsItems;
-    __shared__ uint32_t staged[kBlockKeys + kBlockKeys / 32];
+    /* The block's keys come in coalesced, through shared memory (a pad word every 32 words,
+     * so that neither the striped writes nor each thread's run of reads meets a bank twice),
+     * as their raw bits. */
+    using Raw = ordered_t<K>;
+    constexpr int kItems = bounds_items<K>();
+    constexpr int kBlockKeys = kBoundsThreads * kItems;
+    constexpr int kPadShift = sizeof(K) == 4 ? 5 : 4;
+    __shared__ Raw staged[kBlockKeys + (kBlockKeys >> kPadShift)];
     __shared__ uint32_t list_of[2];  /* the lists of the block's first and last keys */
     __shared__ long long rank_of[2]; /* rank_lo, rank_hi */
     const uint64_t block0 = blockIdx.x * (uint64_t)kBlockKeys;
     const uint32_t count = (uint32_t)(n - block0 < kBlockKeys ? n - block0 : kBlockKeys);
-    const auto pad = [](uint32_t w) { return w + (w >> 5); };
+    const auto pad = [](uint32_t w) { return w + (w >> kPadShift); };
     bounds_searches(keys, block0, count, offsets, k, spl, tiles, list_of, rank_of);
     if (count == kBlockKeys) {
+        /* 16-byte loads, each 16 / sizeof(K) keys */
+        constexpr int kPerLoad = 16 / (int)sizeof(Raw);
         const uint4 *p = reinterpret_cast<const uint4 *>(keys + block0);
 #pragma unroll
-        for (int q = 0; q < kBoundsItems / 4; q++) {
+        for (int q = 0; q < kItems / kPerLoad; q++) {
             const uint32_t i = q * kBoundsThreads + threadIdx.x;
             const uint4 v = __ldg(p + i);
-            staged[pad(4 * i)] = v.x;
-            staged[pad(4 * i + 1)] = v.y;
-            staged[pad(4 * i + 2)] = v.z;
-            staged[pad(4 * i + 3)] = v.w;
+            Raw r[kPerLoad];
+            memcpy(r, &v, sizeof v);
+#pragma unroll
+            for (int e = 0; e < kPerLoad; e++) staged[pad(kPerLoad * i + e)] = r[e];
         }
     } else {
-        for (uint32_t i = threadIdx.x; i < count; i += kBoundsThreads)
-            staged[pad(i)] = (uint32_t)keys[block0 + i];
+        for (uint32_t i = threadIdx.x; i < count; i += kBoundsThreads) {
+            if constexpr (std::is_floating_point<K>::value)
+                memcpy(&staged[pad(i)], keys + block0 + i, sizeof(Raw));
+            else
+                staged[pad(i)] = (Raw)keys[block0 + i];
+        }
     }
     __syncthreads();
     /* the block's q-th key's word, from shared memory */
     const auto word_at = [&](uint32_t q) {
-        return key_word(ordered_bits((K)staged[pad(q)]), block0 + q);
+        return key_word<K>(ordered_of_raw<K>(staged[pad(q)]), block0 + q);
     };
     const uint32_t j = list_of[0];
     if (j == list_of[1]) {
@@ -304,7 +379,7 @@ __global__ __launch_bounds__(kBoundsThreads) void bounds_kernel(const K *keys, u
             for (long long r = rank_lo + 1 + threadIdx.x; r <= rank_hi; r += kBoundsThreads) {
                 /* the first key at or above splitter r: it is one of ours, since the key
                  * before ours lies below it and our last key at or above it */
-                const unsigned long long s = __ldg(spl + r);
+                const word_t<K> s = load_word(spl + r);
                 col[r] = before +
                          pb::first_not(0, count - 1, [&](uint32_t q) { return word_at(q) < s; });
             }
@@ -315,11 +390,10 @@ __global__ __launch_bounds__(kBoundsThreads) void bounds_kernel(const K *keys, u
             return;
         }
     }
-    const uint64_t g0 = block0 + threadIdx.x * (uint64_t)kBoundsItems;
+    const uint64_t g0 = block0 + threadIdx.x * (uint64_t)kItems;
     if (g0 >= n) return;
-    walk_bounds(keys, n, g0, offsets, k, spl, tiles, bounds, [&](int q) {
-        return ordered_bits((K)staged[pad(threadIdx.x * kBoundsItems + q)]);
-    });
+    walk_bounds(keys, n, g0, offsets, k, spl, tiles, bounds,
+                [&](int q) { return ordered_of_raw<K>(staged[pad(threadIdx.x * kItems + q)]); });
 }
 
 /* A tile's stretches as one thread of tile_kernel sees them: its run of kLists lists
@@ -334,24 +408,25 @@ template <uint32_t kLists> struct TileStretches {
     __device__ bool sorted_in_shared() const { return keys > 0 && keys <= kCap; }
 };
 
-template <uint32_t kLists> struct TileShared {
+/* B: the keys' ordered bits (ordered_t). */
+template <uint32_t kLists, class B = uint32_t> struct TileShared {
     using Scan = cub::BlockScan<uint32_t, kThreads, cub::BLOCK_SCAN_WARP_SCANS>;
     using Sum64 = cub::BlockReduce<unsigned long long, kThreads>;
-    using Reduce = cub::BlockReduce<uint32_t, kThreads>;
+    using Reduce = cub::BlockReduce<B, kThreads>;
     union {
         typename Scan::TempStorage scan;
         typename Sum64::TempStorage sum;
         typename Reduce::TempStorage reduce;
     } temp;
     unsigned long long base;
-    uint32_t lo, hi;
+    B lo, hi;
 };
 
 /* Reads tile i's rows of the bounds (a list's `column` words apart): its size and place.
  * Ends with a barrier. */
-template <uint32_t kLists>
+template <uint32_t kLists, class B>
 __device__ TileStretches<kLists> stretches_of(const uint32_t *bounds, uint32_t column, uint32_t k,
-                                              uint32_t i, TileShared<kLists> &sh) {
+                                              uint32_t i, TileShared<kLists, B> &sh) {
     TileStretches<kLists> t;
     uint32_t mine = 0;
     unsigned long long below = 0;
@@ -383,9 +458,9 @@ __device__ TileStretches<kLists> stretches_of(const uint32_t *bounds, uint32_t c
         mine += t.len[l];
         below += t.lo[l];
     }
-    typename TileShared<kLists>::Scan(sh.temp.scan).ExclusiveSum(mine, t.at, t.keys);
+    typename TileShared<kLists, B>::Scan(sh.temp.scan).ExclusiveSum(mine, t.at, t.keys);
     __syncthreads();
-    const unsigned long long base = typename TileShared<kLists>::Sum64(sh.temp.sum).Sum(below);
+    const unsigned long long base = typename TileShared<kLists, B>::Sum64(sh.temp.sum).Sum(below);
     if (threadIdx.x == 0) sh.base = base;
     __syncthreads();
     t.base = sh.base;
@@ -405,9 +480,9 @@ __device__ TileStretches<kLists> stretches_of(const uint32_t *bounds, uint32_t c
  * tile; a place's stretch is the last start at or before it: the starts in the mask's words
  * before its own, plus those in its word up to it. The tables use the counters' memory, free
  * until the sort. */
-template <class K, uint32_t kLists>
+template <class K, uint32_t kLists, class B>
 __device__ void copy_slots(const K *keys, const uint64_t *offsets, const TileStretches<kLists> &t,
-                           uint32_t *sk, uint32_t *tables, TileShared<kLists> &sh) {
+                           B *sk, uint32_t *tables, TileShared<kLists, B> &sh) {
     static_assert(kThreads * 32 == kCap, "a mask word a thread");
     static_assert(2 * kThreads + kMaxLists <= kCounterWords, "the tables fit the counters' memory");
     uint32_t *mask = tables, *starts_before = tables + kThreads, *delta = tables + 2 * kThreads;
@@ -416,7 +491,7 @@ __device__ void copy_slots(const K *keys, const uint64_t *offsets, const TileStr
 #pragma unroll
     for (uint32_t l = 0; l < kLists; l++) starts += t.len[l] != 0;
     uint32_t rank;
-    typename TileShared<kLists>::Scan(sh.temp.scan).ExclusiveSum(starts, rank);
+    typename TileShared<kLists, B>::Scan(sh.temp.scan).ExclusiveSum(starts, rank);
     mask[th] = 0;
     __syncthreads();
     uint32_t at = t.at;
@@ -432,7 +507,7 @@ __device__ void copy_slots(const K *keys, const uint64_t *offsets, const TileStr
     }
     __syncthreads();
     uint32_t before;
-    typename TileShared<kLists>::Scan(sh.temp.scan)
+    typename TileShared<kLists, B>::Scan(sh.temp.scan)
         .ExclusiveSum((uint32_t)__popc(mask[th]), before);
     starts_before[th] = before;
     __syncthreads();
@@ -445,7 +520,7 @@ __device__ void copy_slots(const K *keys, const uint64_t *offsets, const TileStr
         /* place 0 starts the first non-empty stretch, so every place has a start at or
          * before it */
         const uint32_t s = starts_before[w] + __popc(mask[w] & 0xffffffffu >> (31 - lane)) - 1;
-        pb::copy_async<4>(sk + q, keys + (delta[s] + q));
+        pb::copy_async<sizeof(K)>(sk + q, keys + (delta[s] + q));
     }
     pb::commit_async();
 }
@@ -454,14 +529,14 @@ __device__ void copy_slots(const K *keys, const uint64_t *offsets, const TileStr
  * in key[]; kShared (a tile bucketed by value, whose buckets may hold many copies of a key,
  * and which needs its keys no more): the lanes of a warp that share a bucket add once
  * (match_any), so that their atomics do not queue on one counter. */
-template <class K, bool kShared, class BucketOf>
-__device__ __forceinline__ void count_keys(const uint32_t *sk, uint32_t *count, uint32_t D,
-                                           BucketOf bucket_of, uint32_t (&key)[kItems]) {
+template <class K, bool kShared, class B, class BucketOf>
+__device__ __forceinline__ void count_keys(const B *sk, uint32_t *count, uint32_t D,
+                                           BucketOf bucket_of, B (&key)[kItems]) {
     const uint32_t lane = threadIdx.x & 31;
 #pragma unroll
     for (int r = 0; r < kItems; r++) {
         const uint32_t q = threadIdx.x + r * kThreads;
-        const uint32_t x = q < D ? ordered_bits((K)sk[q]) : 0;
+        const B x = q < D ? ordered_of_raw<K>(sk[q]) : 0;
         if constexpr (!kShared) key[r] = x;
         const uint32_t b = bucket_of(x), add = 1u << (b & 1) * 16;
         if constexpr (kShared) {
@@ -479,9 +554,9 @@ __device__ __forceinline__ void count_keys(const uint32_t *sk, uint32_t *count, 
 
 /* Each key to the next free place of its bucket (count holds the starts): equal keys are
  * the same bits, so the order the atomics leave among them does not show. */
-template <class BucketOf>
-__device__ __forceinline__ void scatter_keys(uint32_t *sk, uint32_t *count, uint32_t D,
-                                             BucketOf bucket_of, const uint32_t (&key)[kItems]) {
+template <class B, class BucketOf>
+__device__ __forceinline__ void scatter_keys(B *sk, uint32_t *count, uint32_t D, BucketOf bucket_of,
+                                             const B (&key)[kItems]) {
 #pragma unroll
     for (int r = 0; r < kItems; r++) {
         const uint32_t q = threadIdx.x + r * kThreads;
@@ -498,11 +573,12 @@ __device__ __forceinline__ void scatter_keys(uint32_t *sk, uint32_t *count, uint
  * stored it back. A thread that moves keys more than kMovesThread times
  * (many distinct keys in a few buckets) gives up the tile: false, every thread. Ends with a
  * barrier. */
-__device__ __forceinline__ bool sort_thread_buckets(uint32_t *sk, uint32_t first, uint32_t sum) {
+template <class B>
+__device__ __forceinline__ bool sort_thread_buckets(B *sk, uint32_t first, uint32_t sum) {
     uint32_t moves = 0;
-    uint32_t top = sum ? sk[first] : 0;
+    B top = sum ? sk[first] : 0;
     for (uint32_t a = first + 1; a < first + sum && moves <= kMovesThread; a++) {
-        const uint32_t v = sk[a];
+        const B v = sk[a];
         if (v >= top) {
             top = v;
             continue;
@@ -518,52 +594,100 @@ __device__ __forceinline__ bool sort_thread_buckets(uint32_t *sk, uint32_t first
     return !__syncthreads_or(moves > kMovesThread);
 }
 
+/* A tile's buckets over its range [lo, hi] of ordered key bits: a bucket a value where the
+ * range holds at most kBuckets values (by_value), else linear over the range. On the host
+ * too, for tests/test_merge_value_split.cu. */
+template <class B> struct TileRange;
+template <> struct TileRange<uint32_t> {
+    uint32_t lo;
+    uint64_t width;
+    bool by_value;
+    uint32_t mul;
+    __host__ __device__ TileRange(uint32_t lo_, uint32_t hi)
+        : lo(lo_), width((uint64_t)hi - lo_ + 1), by_value(width <= (uint64_t)kBuckets),
+          mul(by_value ? 0 : (uint32_t)(((uint64_t)kBuckets << 32) / width)) {}
+    __host__ __device__ static bool one_value(uint32_t lo, uint32_t hi) {
+        return (uint64_t)hi - lo + 1 == 1;
+    }
+    __host__ __device__ uint32_t bucket(uint32_t key) const {
+        const uint32_t d = key - lo;
+#ifdef __CUDA_ARCH__
+        return by_value ? d : __umulhi(d, mul);
+#else
+        return by_value ? d : (uint32_t)((uint64_t)d * mul >> 32);
+#endif
+    }
+};
+/* 8-byte keys: d * mul / 2^64 < kBuckets for d <= hi - lo, whatever the span (2^64 - 1
+ * included, where mul is kBuckets). */
+template <> struct TileRange<uint64_t> {
+    uint64_t lo, span;
+    bool by_value;
+    uint64_t mul;
+    __host__ __device__ TileRange(uint64_t lo_, uint64_t hi)
+        : lo(lo_), span(hi - lo_), by_value(span < (uint64_t)kBuckets),
+          mul(by_value ? 0
+                       : (uint64_t)(((unsigned __int128)kBuckets << 64) /
+                                    ((unsigned __int128)span + 1))) {}
+    __host__ __device__ static bool one_value(uint64_t lo, uint64_t hi) { return hi == lo; }
+    __host__ __device__ uint32_t bucket(uint64_t key) const {
+        const uint64_t d = key - lo;
+#ifdef __CUDA_ARCH__
+        return by_value ? (uint32_t)d : (uint32_t)__umul64hi(d, mul);
+#else
+        return by_value ? (uint32_t)d : (uint32_t)((unsigned __int128)d * mul >> 64);
+#endif
+    }
+};
+
 /* Sorts a tile whose D keys (raw K bits) have landed in sk and writes it to out; false
- * (every thread) if its insertion sort would move keys too often. Ends with a barrier. */
-template <class K, uint32_t kLists>
-__device__ bool sort_tile(uint32_t *sk, uint32_t *count, const TileStretches<kLists> &t,
-                          TileShared<kLists> &sh, K *out) {
+ * (every thread) if its insertion sort would move keys too often, or (f64) if it holds a
+ * -0.0, which equals +0.0 but has other bits, so that their order would show. Ends with a
+ * barrier. */
+template <class K, uint32_t kLists, class B>
+__device__ bool sort_tile(B *sk, uint32_t *count, const TileStretches<kLists> &t,
+                          TileShared<kLists, B> &sh, K *out) {
     const int th = (int)threadIdx.x;
     const uint32_t D = t.keys;
+    if constexpr (std::is_floating_point<K>::value) {
+        bool negative_zero = false;
+        for (uint32_t q = th; q < D; q += kThreads) negative_zero |= sk[q] == 0x8000000000000000ull;
+        if (__syncthreads_or(negative_zero)) return false;
+    }
     /* the tile's range: its stretches' first and last keys */
-    uint32_t lo_key = ~0u, hi_key = 0, at = t.at;
+    B lo_key = ~(B)0, hi_key = 0;
+    uint32_t at = t.at;
 #pragma unroll
     for (uint32_t l = 0; l < kLists; l++) {
         if (t.len[l] == 0) continue;
-        lo_key = min(lo_key, ordered_bits((K)sk[at]));
-        hi_key = max(hi_key, ordered_bits((K)sk[at + t.len[l] - 1]));
+        lo_key = min(lo_key, ordered_of_raw<K>(sk[at]));
+        hi_key = max(hi_key, ordered_of_raw<K>(sk[at + t.len[l] - 1]));
         at += t.len[l];
     }
-    using Reduce = typename TileShared<kLists>::Reduce;
-    const uint32_t lo_all =
-        Reduce(sh.temp.reduce).Reduce(lo_key, [](uint32_t a, uint32_t b) { return a < b ? a : b; });
+    using Reduce = typename TileShared<kLists, B>::Reduce;
+    const B lo_all = Reduce(sh.temp.reduce).Reduce(lo_key, [](B a, B b) { return a < b ? a : b; });
     __syncthreads();
-    const uint32_t hi_all =
-        Reduce(sh.temp.reduce).Reduce(hi_key, [](uint32_t a, uint32_t b) { return a > b ? a : b; });
+    const B hi_all = Reduce(sh.temp.reduce).Reduce(hi_key, [](B a, B b) { return a > b ? a : b; });
     if (th == 0) {
         sh.lo = lo_all;
         sh.hi = hi_all;
     }
     for (int w = th; w < kCounterWords; w += kThreads) count[w] = 0;
     __syncthreads();
-    const uint32_t lo = sh.lo;
-    const uint64_t width = (uint64_t)sh.hi - lo + 1;
+    const B lo = sh.lo;
     K *o = out + t.base;
-    if (width == 1) { /* one key value: no sort */
+    if (TileRange<B>::one_value(lo, sh.hi)) { /* one key value: no sort */
         for (uint32_t q = th; q < D; q += kThreads) o[q] = from_ordered_bits<K>(lo);
         __syncthreads();
         return true;
     }
-    const bool by_value = width <= (uint64_t)kBuckets;
-    const uint32_t mul = by_value ? 0 : (uint32_t)(((uint64_t)kBuckets << 32) / width);
-    const auto bucket_of = [&](uint32_t key) {
-        const uint32_t d = key - lo;
-        return by_value ? d : __umulhi(d, mul);
-    };
+    const TileRange<B> range(lo, sh.hi);
+    const bool by_value = range.by_value;
+    const auto bucket_of = [&](B key) { return range.bucket(key); };
 
     /* A tile bucketed by value may hold many copies of a key, whose atomics on one counter
      * would queue: there the lanes of a warp that share a bucket add once, together. */
-    uint32_t key[kItems];
+    B key[kItems];
     if (by_value)
         count_keys<K, true>(sk, count, D, bucket_of, key);
     else
@@ -577,7 +701,7 @@ __device__ bool sort_tile(uint32_t *sk, uint32_t *count, const TileStretches<kLi
         sum += (c & 0xffff) + (c >> 16);
     }
     uint32_t first;
-    typename TileShared<kLists>::Scan(sh.temp.scan).ExclusiveSum(sum, first);
+    typename TileShared<kLists, B>::Scan(sh.temp.scan).ExclusiveSum(sum, first);
     {
         uint32_t a = first; /* the words again rather than in registers, beside the keys */
 #pragma unroll
@@ -613,15 +737,17 @@ __device__ bool sort_tile(uint32_t *sk, uint32_t *count, const TileStretches<kLi
 }
 
 /* A block a tile: copied in and sorted, or the flag raised (over kCap keys, or a sort that
- * would move keys too often). */
+ * would move keys too often). Two blocks an SM for 4-byte keys, one for 8-byte ones (their
+ * tile takes 128 KB). */
 template <class K, uint32_t kLists>
-__global__ __launch_bounds__(kThreads, 2) void tile_kernel(const K *keys, const uint64_t *offsets,
-                                                           uint32_t k, const uint32_t *bounds,
-                                                           uint32_t column, K *out,
-                                                           uint32_t *flag) {
-    __shared__ TileShared<kLists> sh;
+__global__ __launch_bounds__(kThreads, sizeof(K) == 4 ? 2 : 1) void tile_kernel(
+    const K *keys, const uint64_t *offsets, uint32_t k, const uint32_t *bounds, uint32_t column,
+    K *out, uint32_t *flag) {
+    using B = ordered_t<K>;
+    __shared__ TileShared<kLists, B> sh;
     extern __shared__ __align__(16) uint32_t smem[];
-    uint32_t *sk = smem, *count = smem + kCap;
+    B *sk = reinterpret_cast<B *>(smem);
+    uint32_t *count = smem + kCap * (sizeof(B) / 4);
     const TileStretches<kLists> t = stretches_of(bounds, column, k, blockIdx.x, sh);
     if (t.keys == 0) return;
     bool done = false;
@@ -636,7 +762,9 @@ __global__ __launch_bounds__(kThreads, 2) void tile_kernel(const K *keys, const 
 
 /* The scratch, carved in this order. */
 struct Scratch {
-    unsigned long long *samples, *sorted, *splitters;
+    unsigned long long *samples, *sorted;    /* words; 8-byte keys: their ordered bits */
+    uint32_t *sample_places, *sorted_places; /* 8-byte keys: the samples' places */
+    void *splitters;                         /* word_t<K> */
     uint32_t *bounds, *flag;
     void *sort_temp;
 };
@@ -645,21 +773,42 @@ template <class Carver> Scratch carve(Carver &c, const Shape &sh, uint32_t k, si
     Scratch s;
     s.samples = c.template take<unsigned long long>(sh.samples + 1);
     s.sorted = c.template take<unsigned long long>(sh.samples + 1);
-    s.splitters = c.template take<unsigned long long>(sh.tiles + 1);
+    s.sample_places = c.template take<uint32_t>(sh.wide ? sh.samples + 1 : 0);
+    s.sorted_places = c.template take<uint32_t>(sh.wide ? sh.samples + 1 : 0);
+    s.splitters = c.template take<unsigned char>((sh.tiles + 1) * (sh.wide ? 16 : 8));
     s.bounds = c.template take<uint32_t>((size_t)k * column_words(sh.tiles));
     s.flag = c.template take<uint32_t>(1);
     s.sort_temp = c.template take<unsigned char>(sort_temp);
     return s;
 }
 
-inline size_t tile_smem_bytes() { return (size_t)(kCap + kCounterWords) * sizeof(uint32_t); }
+/* The samples' sort (temp null: its temporary storage's size in temp_bytes): 4-byte keys'
+ * words by the key bits alone, 8-byte keys' bits carrying their places. Stable, so equal
+ * keys keep their places' order. */
+template <class K>
+cudaError_t sort_samples(void *temp, size_t &temp_bytes, const Scratch *s, uint64_t samples,
+                         cudaStream_t stream) {
+    if constexpr (wide_keys<K>())
+        return cub::DeviceRadixSort::SortPairs(
+            temp, temp_bytes, s ? s->samples : nullptr, s ? s->sorted : nullptr,
+            s ? s->sample_places : nullptr, s ? s->sorted_places : nullptr, (int64_t)samples, 0, 64,
+            stream);
+    else
+        return cub::DeviceRadixSort::SortKeys(temp, temp_bytes, s ? s->samples : nullptr,
+                                              s ? s->sorted : nullptr, (int64_t)samples, 32, 64,
+                                              stream);
+}
+
+template <class K> size_t tile_smem_bytes() {
+    return (size_t)kCap * sizeof(ordered_t<K>) + (size_t)kCounterWords * sizeof(uint32_t);
+}
 
 /* Lets the tile kernel for k lists have its shared memory (untimed, at plan time). */
 template <class K> cudaError_t configure(uint32_t k) {
     return with_lists(k, [](auto lists) {
         return cudaFuncSetAttribute(tile_kernel<K, decltype(lists)::value>,
                                     cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                    (int)tile_smem_bytes());
+                                    (int)tile_smem_bytes<K>());
     });
 }
 
@@ -673,24 +822,33 @@ cudaError_t run(const K *keys, uint64_t n, const uint64_t *offsets, uint32_t k, 
     const uint32_t tiles = sh.tiles;
     if (sh.samples > 0) {
         const uint64_t blocks = (sh.samples + 255) / 256;
-        sample_kernel<K><<<(unsigned)(blocks < 4096 ? blocks : 4096), 256, 0, stream>>>(
-            keys, sh.samples, sh.stride, s.samples);
+        const unsigned grid = (unsigned)(blocks < 4096 ? blocks : 4096);
+        if constexpr (wide_keys<K>())
+            sample_wide_kernel<K>
+                <<<grid, 256, 0, stream>>>(keys, sh.samples, sh.stride, s.samples, s.sample_places);
+        else
+            sample_kernel<K><<<grid, 256, 0, stream>>>(keys, sh.samples, sh.stride, s.samples);
         cudaError_t e = cudaGetLastError();
         if (e != cudaSuccess) return e;
         size_t temp = sort_temp;
-        /* by the key bits alone: the sort is stable, so equal keys keep their places' order */
-        e = cub::DeviceRadixSort::SortKeys(s.sort_temp, temp, s.samples, s.sorted,
-                                           (int64_t)sh.samples, 32, 64, stream);
+        e = sort_samples<K>(s.sort_temp, temp, &s, sh.samples, stream);
         if (e != cudaSuccess) return e;
     }
-    pick_kernel<<<(tiles + 255) / 256, 256, 0, stream>>>(s.sorted, sh.per_tile, tiles, s.splitters,
-                                                         s.flag);
+    using Word = word_t<K>;
+    Word *splitters = static_cast<Word *>(s.splitters);
+    if constexpr (wide_keys<K>())
+        pick_wide_kernel<<<(tiles + 255) / 256, 256, 0, stream>>>(
+            s.sorted, s.sorted_places, sh.per_tile, tiles, splitters, s.flag);
+    else
+        pick_kernel<<<(tiles + 255) / 256, 256, 0, stream>>>(s.sorted, sh.per_tile, tiles,
+                                                             splitters, s.flag);
     if (sh.empty_lists) empty_lists_kernel<<<k, 256, 0, stream>>>(offsets, k, tiles, s.bounds);
-    const uint64_t walkers = (n + kBoundsItems - 1) / kBoundsItems;
+    constexpr int kItems = bounds_items<K>();
+    const uint64_t walkers = (n + kItems - 1) / kItems;
     bounds_kernel<K><<<(unsigned)((walkers + kBoundsThreads - 1) / kBoundsThreads), kBoundsThreads,
-                       0, stream>>>(keys, n, offsets, k, s.splitters, tiles, s.bounds);
+                       0, stream>>>(keys, n, offsets, k, splitters, tiles, s.bounds);
     with_lists(k, [&](auto lists) {
-        tile_kernel<K, decltype(lists)::value><<<tiles, kThreads, tile_smem_bytes(), stream>>>(
+        tile_kernel<K, decltype(lists)::value><<<tiles, kThreads, tile_smem_bytes<K>(), stream>>>(
             keys, offsets, k, s.bounds, column_words(tiles), out, s.flag);
         return cudaSuccess;
     });

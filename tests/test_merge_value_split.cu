@@ -1,0 +1,159 @@
+/* The value split's key arithmetic (algorithms/merge/value_split.cuh, merge_keys.cuh) on the
+ * CPU, for 4-byte and 8-byte keys: a tile's buckets stay below kBuckets and in key order
+ * over any range (a span of 2^64 - 1 included), its one-value test, ordered bits undone
+ * bit for bit (f64: -0.0 comes back as +0.0, which is why a tile holding -0.0 gives up),
+ * and the (key, place) words ordered as their pairs. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <random>
+#include <vector>
+
+/* before cmocka.h, whose fail() macro CUB's standard headers would meet */
+#include "value_split.cuh"
+
+extern "C" {
+#include <cmocka.h>
+}
+
+using namespace pb::merge;
+using namespace pb::merge::split;
+
+/* Over [lo, lo + span]: the ends and the middle, their neighbours, and random offsets,
+ * ascending. */
+template <class B> static std::vector<B> offsets_in(B span, std::mt19937_64 &rng) {
+    std::vector<B> d = {0, 1, span / 2, span / 2 + 1, span - 1, span};
+    for (int i = 0; i < 200; i++) d.push_back((B)(rng() % ((unsigned __int128)span + 1)));
+    for (B &x : d) x = x > span ? span : x;
+    std::sort(d.begin(), d.end());
+    return d;
+}
+
+template <class B> static void check_range(B lo, B span, std::mt19937_64 &rng) {
+    const B hi = (B)(lo + span);
+    assert_int_equal(TileRange<B>::one_value(lo, hi), span == 0);
+    if (span == 0) return;
+    const TileRange<B> r(lo, hi);
+    assert_int_equal(r.by_value, span < (B)kBuckets);
+    uint32_t before = 0;
+    for (B d : offsets_in<B>(span, rng)) {
+        const uint32_t b = r.bucket((B)(lo + d));
+        if (b >= (uint32_t)kBuckets)
+            fail_msg("span %llu: offset %llu in bucket %u of %d", (unsigned long long)span,
+                     (unsigned long long)d, b, kBuckets);
+        if (b < before) fail_msg("span %llu: buckets out of order", (unsigned long long)span);
+        if (r.by_value) assert_int_equal(b, (uint32_t)d);
+        before = b;
+    }
+    assert_int_equal(r.bucket(lo), 0);
+    /* the range fills its buckets: the last key lands in the top few */
+    if (!r.by_value) assert_true(r.bucket(hi) >= (uint32_t)kBuckets - 2);
+}
+
+static void buckets_stay_in_range_and_order(void **state) {
+    (void)state;
+    std::mt19937_64 rng(7);
+    const uint64_t spans[] = {0, 1, 2, 16383, 16384, 16385, 100000, 1ull << 31, 0xffffffffull};
+    for (uint64_t s : spans) {
+        check_range<uint32_t>(0, (uint32_t)s, rng);
+        check_range<uint32_t>((uint32_t)(0xffffffffull - s), (uint32_t)s, rng);
+    }
+    const uint64_t wide_spans[] = {0,          1,          16383,      16384,
+                                   16385,      1ull << 32, 1ull << 52, (1ull << 63) - 1,
+                                   1ull << 63, ~0ull - 1,  ~0ull};
+    for (uint64_t s : wide_spans) {
+        const uint64_t room = ~0ull - s; /* lo may be 0 .. room */
+        check_range<uint64_t>(0, s, rng);
+        check_range<uint64_t>(room, s, rng);
+        for (int i = 0; i < 20; i++)
+            check_range<uint64_t>(room == ~0ull ? rng() : rng() % (room + 1), s, rng);
+    }
+}
+
+static uint64_t bits_of_double(double x) {
+    uint64_t u;
+    memcpy(&u, &x, 8);
+    return u;
+}
+
+static void ordered_bits_come_back(void **state) {
+    (void)state;
+    std::mt19937_64 rng(11);
+    std::vector<double> xs = {0.0,
+                              1.0,
+                              -1.0,
+                              std::numeric_limits<double>::min(),
+                              -std::numeric_limits<double>::min(),
+                              std::numeric_limits<double>::denorm_min(),
+                              -std::numeric_limits<double>::denorm_min(),
+                              std::numeric_limits<double>::max(),
+                              -std::numeric_limits<double>::max(),
+                              std::numeric_limits<double>::infinity(),
+                              -std::numeric_limits<double>::infinity()};
+    for (int i = 0; i < 2000; i++) {
+        double x;
+        const uint64_t u = rng();
+        memcpy(&x, &u, 8);
+        if (!std::isnan(x)) xs.push_back(x);
+    }
+    for (double x : xs) {
+        const double y = from_ordered_bits<double>(ordered_bits(x));
+        if (bits_of_double(y) != bits_of_double(x)) fail_msg("%a came back as %a", x, y);
+    }
+    /* -0.0 takes +0.0's bits, so it comes back as +0.0 */
+    assert_true(ordered_bits(-0.0) == ordered_bits(0.0));
+    assert_true(bits_of_double(from_ordered_bits<double>(ordered_bits(-0.0))) == 0);
+    /* order kept: x < y exactly where their ordered bits are */
+    std::sort(xs.begin(), xs.end());
+    for (size_t i = 1; i < xs.size(); i++)
+        assert_int_equal(xs[i - 1] < xs[i], ordered_bits(xs[i - 1]) < ordered_bits(xs[i]));
+    for (int i = 0; i < 1000; i++) {
+        const uint64_t u = rng();
+        assert_true(from_ordered_bits<uint64_t>(ordered_bits(u)) == u);
+        const uint32_t w = (uint32_t)u;
+        assert_int_equal(from_ordered_bits<uint32_t>(ordered_bits(w)), w);
+        assert_int_equal(from_ordered_bits<int32_t>(ordered_bits((int32_t)w)), (int32_t)w);
+    }
+}
+
+/* Words compare as (key bits, place): 64-bit words for 4-byte keys, 128-bit for 8-byte ones,
+ * whose top key bits a 64-bit word would lose. */
+template <class K> static void check_words(std::mt19937_64 &rng) {
+    using B = ordered_t<K>;
+    for (int i = 0; i < 5000; i++) {
+        /* few distinct keys and places, so that ties on each come up */
+        const B a = (B)(rng() % 4) << (8 * sizeof(B) - 2), b = (B)(rng() % 4)
+                                                               << (8 * sizeof(B) - 2);
+        const uint64_t p = rng() % 3, q = rng() % 3;
+        const B ka = (B)(a | (B)(rng() % 2)), kb = (B)(b | (B)(rng() % 2));
+        const bool below = ka < kb || (ka == kb && p < q);
+        assert_int_equal(key_word<K>(ka, p) < key_word<K>(kb, q), below);
+        assert_int_equal(key_word<K>(ka, p) == key_word<K>(kb, q), ka == kb && p == q);
+    }
+    /* the largest place below 2^32 never reaches the key bits */
+    assert_true(key_word<K>(0, 0xffffffffull) < key_word<K>(1, 0));
+}
+
+static void words_order_as_key_then_place(void **state) {
+    (void)state;
+    std::mt19937_64 rng(13);
+    check_words<uint32_t>(rng);
+    check_words<uint64_t>(rng);
+    check_words<double>(rng);
+}
+
+int main(void) {
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(buckets_stay_in_range_and_order),
+        cmocka_unit_test(ordered_bits_come_back),
+        cmocka_unit_test(words_order_as_key_then_place),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
