@@ -149,20 +149,16 @@ static int choose_baseline(struct layout *l, const char *name, char *err, size_t
     l->baseline = pb_results_backend_index(t->path, "--baseline", l->values[b], l->nvalues[b], name,
                                            err, err_len);
     if (l->baseline < 0) return -1;
-    int *axes = malloc((size_t)(t->naxes ? t->naxes : 1) * sizeof *axes);
     l->base_row = malloc((t->nrows ? t->nrows : 1) * sizeof *l->base_row);
-    if (!axes || !l->base_row) {
-        free(axes);
-        return fail(err, err_len, "%s: out of memory", t->path);
-    }
-    for (int a = 0; a < t->naxes; a++) axes[a] = a;
+    if (!l->base_row) return fail(err, err_len, "%s: out of memory", t->path);
+    const size_t axes_bytes = (size_t)t->naxes * sizeof *l->idx;
     for (size_t r = 0; r < t->nrows; r++) {
         l->base_row[r] = -1;
         for (size_t q = 0; q < t->nrows && l->base_row[r] < 0; q++)
-            if (l->idx[q * l->stride + b] == l->baseline && same(l, r, q, axes, t->naxes))
+            if (l->idx[q * l->stride + b] == l->baseline &&
+                memcmp(&l->idx[r * l->stride], &l->idx[q * l->stride], axes_bytes) == 0)
                 l->base_row[r] = (long)q;
     }
-    free(axes);
     return 0;
 }
 

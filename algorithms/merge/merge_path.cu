@@ -498,16 +498,16 @@ template <class K> constexpr bool sorts_as_keys() {
  * So from 128 to 1024 lists from 2^24 keys, and 2048 lists from 2^24 to 2^27 keys (at 2^28
  * its bounds would be 180 MB; not measured). PB_MERGE_SPLIT=0 leaves it out of the choice
  * (A/B runs). */
-inline bool split_beats_merge(const pb_merge_args *a, size_t key_bytes) {
+inline bool split_beats_merge(const pb_merge_args *a) {
     const char *e = getenv("PB_MERGE_SPLIT");
-    if (key_bytes != 4) return false; /* 8-byte keys: only where forced, until measured */
     if (e && strcmp(e, "0") == 0) return false;
     if (a->k < 128 || a->n < (1ull << 24)) return false;
     return a->k <= 1024 || (a->k <= 2048 && a->n <= (1ull << 27));
 }
 template <class K> bool use_split(const pb_merge_args *a, bool pairs, Method m) {
     if (!split::takes<K>() || pairs || a->k > split::kMaxLists) return false;
-    return m == kBySplit || (m == kBySize && split_beats_merge(a, sizeof(K)));
+    /* 8-byte keys: only where forced, until measured */
+    return m == kBySplit || (m == kBySize && sizeof(K) == 4 && split_beats_merge(a));
 }
 
 /* pairs: whether the launch carries values (values and out_values both set). configure:

@@ -67,7 +67,7 @@ static_assert(kCap < 65536, "a bucket's start fits 16 bits");
 constexpr uint32_t kMovesThread = 1024;
 constexpr int kBoundsThreads = 256;
 /* Consecutive keys a thread of bounds_kernel walks: a block's keys fill 32 KB of shared
- * memory (with a pad word every 32 words). */
+ * memory (with a pad key every 32 words). */
 template <class K> __host__ __device__ constexpr int bounds_items() { return 128 / (int)sizeof(K); }
 
 /* 4-byte integer keys, and u64 and f64 keys (wide keys: tiles of 8-byte keys, one block an
@@ -175,51 +175,41 @@ template <class K> __device__ __forceinline__ ordered_t<K> ordered_of_raw(ordere
     }
 }
 
+/* Every S-th key of the concatenation, as its word in out; 8-byte keys, whose words take 128
+ * bits, as its ordered bits in out and its place in places (sorted as pairs by the bits). */
 template <class K>
 __global__ void sample_kernel(const K *keys, uint64_t samples, uint32_t stride,
-                              unsigned long long *out) {
+                              unsigned long long *out, uint32_t *places) {
     for (uint64_t m = blockIdx.x * (uint64_t)blockDim.x + threadIdx.x; m < samples;
          m += (uint64_t)gridDim.x * blockDim.x) {
         const uint64_t g = m * stride + stride / 2;
-        out[m] = key_word<K>(ordered_bits(keys[g]), g);
-    }
-}
-/* 8-byte keys: each sample's ordered bits and place apart (sorted as pairs by the bits). */
-template <class K>
-__global__ void sample_wide_kernel(const K *keys, uint64_t samples, uint32_t stride,
-                                   unsigned long long *bits, uint32_t *places) {
-    for (uint64_t m = blockIdx.x * (uint64_t)blockDim.x + threadIdx.x; m < samples;
-         m += (uint64_t)gridDim.x * blockDim.x) {
-        const uint64_t g = m * stride + stride / 2;
-        bits[m] = ordered_bits(keys[g]);
-        places[m] = (uint32_t)g;
+        if constexpr (wide_keys<K>()) {
+            out[m] = ordered_bits(keys[g]);
+            places[m] = (uint32_t)g;
+        } else {
+            out[m] = key_word<K>(ordered_bits(keys[g]), g);
+        }
     }
 }
 
-/* Splitter r (1 <= r < tiles) is sorted[r c]; row 0 takes every key, row `tiles` none. */
-__global__ void pick_kernel(const unsigned long long *sorted, uint32_t per_tile, uint32_t tiles,
-                            unsigned long long *splitters, uint32_t *flag) {
+/* Splitter r (1 <= r < tiles) is the word of sorted sample r c (8-byte keys: of its bits and
+ * place); row 0 takes every key, row `tiles` none. */
+template <class K>
+__global__ void pick_kernel(const unsigned long long *sorted, const uint32_t *places,
+                            uint32_t per_tile, uint32_t tiles, word_t<K> *splitters,
+                            uint32_t *flag) {
     const uint32_t r = blockIdx.x * blockDim.x + threadIdx.x;
     if (r == 0) {
         *flag = 0;
         splitters[0] = 0;
-        splitters[tiles] = ~0ull;
-    }
-    if (r >= 1 && r < tiles) splitters[r] = sorted[(uint64_t)r * per_tile];
-}
-/* pick_kernel for 8-byte keys: the splitter words from the sorted bits and places. */
-__global__ void pick_wide_kernel(const unsigned long long *bits, const uint32_t *places,
-                                 uint32_t per_tile, uint32_t tiles, unsigned __int128 *splitters,
-                                 uint32_t *flag) {
-    const uint32_t r = blockIdx.x * blockDim.x + threadIdx.x;
-    if (r == 0) {
-        *flag = 0;
-        splitters[0] = 0;
-        splitters[tiles] = ~(unsigned __int128)0;
+        splitters[tiles] = ~(word_t<K>)0;
     }
     if (r >= 1 && r < tiles) {
         const uint64_t m = (uint64_t)r * per_tile;
-        splitters[r] = (unsigned __int128)bits[m] << 32 | places[m];
+        if constexpr (wide_keys<K>())
+            splitters[r] = key_word<K>(sorted[m], places[m]);
+        else
+            splitters[r] = sorted[m];
     }
 }
 
@@ -329,7 +319,7 @@ __global__ __launch_bounds__(kBoundsThreads) void bounds_kernel(const K *keys, u
                                                                 const uint64_t *offsets, uint32_t k,
                                                                 const word_t<K> *spl,
                                                                 uint32_t tiles, uint32_t *bounds) {
-    /* The block's keys come in coalesced, through shared memory (a pad word every 32 words,
+    /* The block's keys come in coalesced, through shared memory (a pad key every 32 words,
      * so that neither the striped writes nor each thread's run of reads meets a bank twice),
      * as their raw bits. */
     using Raw = ordered_t<K>;
@@ -823,11 +813,8 @@ cudaError_t run(const K *keys, uint64_t n, const uint64_t *offsets, uint32_t k, 
     if (sh.samples > 0) {
         const uint64_t blocks = (sh.samples + 255) / 256;
         const unsigned grid = (unsigned)(blocks < 4096 ? blocks : 4096);
-        if constexpr (wide_keys<K>())
-            sample_wide_kernel<K>
-                <<<grid, 256, 0, stream>>>(keys, sh.samples, sh.stride, s.samples, s.sample_places);
-        else
-            sample_kernel<K><<<grid, 256, 0, stream>>>(keys, sh.samples, sh.stride, s.samples);
+        sample_kernel<K>
+            <<<grid, 256, 0, stream>>>(keys, sh.samples, sh.stride, s.samples, s.sample_places);
         cudaError_t e = cudaGetLastError();
         if (e != cudaSuccess) return e;
         size_t temp = sort_temp;
@@ -836,12 +823,8 @@ cudaError_t run(const K *keys, uint64_t n, const uint64_t *offsets, uint32_t k, 
     }
     using Word = word_t<K>;
     Word *splitters = static_cast<Word *>(s.splitters);
-    if constexpr (wide_keys<K>())
-        pick_wide_kernel<<<(tiles + 255) / 256, 256, 0, stream>>>(
-            s.sorted, s.sorted_places, sh.per_tile, tiles, splitters, s.flag);
-    else
-        pick_kernel<<<(tiles + 255) / 256, 256, 0, stream>>>(s.sorted, sh.per_tile, tiles,
-                                                             splitters, s.flag);
+    pick_kernel<K><<<(tiles + 255) / 256, 256, 0, stream>>>(s.sorted, s.sorted_places, sh.per_tile,
+                                                            tiles, splitters, s.flag);
     if (sh.empty_lists) empty_lists_kernel<<<k, 256, 0, stream>>>(offsets, k, tiles, s.bounds);
     constexpr int kItems = bounds_items<K>();
     const uint64_t walkers = (n + kItems - 1) / kItems;
