@@ -149,11 +149,74 @@ static void words_order_as_key_then_place(void **state) {
     check_words<double>(rng);
 }
 
+/* f64 tiles: buckets in key order over any sorted keys of the range (subnormals, spans past
+ * DBL_MAX and infinities included), and a tile of uniform keys around zero spread over its
+ * buckets as evenly as over any other range, where its bits would crowd them into a few. */
+static void check_real_range(std::vector<double> xs) {
+    std::sort(xs.begin(), xs.end());
+    const uint64_t lo = ordered_bits(xs.front()), hi = ordered_bits(xs.back());
+    if (TileRange<uint64_t>::one_value(lo, hi)) return;
+    const RealTileRange r(lo, hi);
+    uint32_t before = 0;
+    for (double x : xs) {
+        const uint32_t b = r.bucket(ordered_bits(x));
+        if (b >= (uint32_t)kBuckets) fail_msg("%a in bucket %u of %d", x, b, kBuckets);
+        if (b < before)
+            fail_msg("%a: buckets out of order over [%a, %a]", x, xs.front(), xs.back());
+        before = b;
+    }
+    assert_int_equal(r.bucket(lo), 0);
+}
+
+static uint32_t fullest_bucket(const std::vector<double> &xs) {
+    uint64_t lo = ~0ull, hi = 0;
+    for (double x : xs) {
+        lo = std::min(lo, ordered_bits(x));
+        hi = std::max(hi, ordered_bits(x));
+    }
+    const RealTileRange r(lo, hi);
+    std::vector<uint32_t> load(kBuckets);
+    uint32_t most = 0;
+    for (double x : xs) most = std::max(most, ++load[r.bucket(ordered_bits(x))]);
+    return most;
+}
+
+static void real_buckets_follow_values(void **state) {
+    (void)state;
+    std::mt19937_64 rng(17);
+    const double inf = std::numeric_limits<double>::infinity();
+    const double dmax = std::numeric_limits<double>::max();
+    const double sub = std::numeric_limits<double>::denorm_min();
+    const double ranges[][2] = {{-1.0, 1.0},      {0.0, 1.0},        {1.0, 2.0},  {-dmax, dmax},
+                                {0.0, 1e4 * sub}, {sub, 1e-300},     {-inf, inf}, {1e-310, 1.0},
+                                {-1e-5, 1e-5},    {0.5, 0.5 + 1e-12}};
+    for (const auto &range : ranges) {
+        std::vector<double> xs = {range[0], range[1]};
+        std::uniform_real_distribution<double> u(std::max(range[0], -dmax),
+                                                 std::min(range[1], dmax));
+        for (int i = 0; i < 3000; i++) {
+            const double x = u(rng);
+            xs.push_back(std::isfinite(x) ? x : 0.0);
+        }
+        check_real_range(xs);
+    }
+    /* 12288 uniform keys across zero (the tile that gave up in session 42): a bucket holds
+     * a handful, as uniform keys over [1, 2) do; over their bits, thousands */
+    for (double a : {-7.5e-5, 1.0}) {
+        std::uniform_real_distribution<double> u(a, a == 1.0 ? 2.0 : -a);
+        std::vector<double> xs(12288);
+        for (double &x : xs) x = u(rng);
+        const uint32_t most = fullest_bucket(xs);
+        if (most > 12) fail_msg("uniform keys from %a: %u in one bucket", a, most);
+    }
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(buckets_stay_in_range_and_order),
         cmocka_unit_test(ordered_bits_come_back),
         cmocka_unit_test(words_order_as_key_then_place),
+        cmocka_unit_test(real_buckets_follow_values),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -34,6 +34,7 @@
  * input is merged right, and only inputs that defeat the sampling pay for the attempt. */
 #pragma once
 
+#include <float.h>
 #include <stdint.h>
 
 #include <type_traits>
@@ -515,6 +516,36 @@ __device__ void copy_slots(const K *keys, const uint64_t *offsets, const TileStr
     pb::commit_async();
 }
 
+/* Whether the lanes that share a bucket with their neighbours add to its counter once, a
+ * run of them together (RunSegment): 0 never, 1 for 8-byte keys, 2 for all keys (a build
+ * macro, for A/B runs: 4-byte tiles with runs spill some 110 to 150 bytes at 64
+ * registers). */
+#ifndef PB_MERGE_SPLIT_SEGMENTS
+#define PB_MERGE_SPLIT_SEGMENTS 1
+#endif
+template <class B> __host__ __device__ constexpr bool segments() {
+    return PB_MERGE_SPLIT_SEGMENTS == 2 || (PB_MERGE_SPLIT_SEGMENTS == 1 && sizeof(B) == 8);
+}
+
+/* A warp's lanes hold consecutive places of the tile, so a list's copies of a key (or keys
+ * of one bucket) sit in neighbouring lanes: each run of equal buckets is one atomic, of its
+ * length, by its first lane (its head), where one atomic a lane would queue on the counter
+ * (keys with many copies, such as the normal keys, sums of eight 16-bit draws: about 2^19
+ * values). A lane past the tile (not valid) ends the run before it. */
+struct RunSegment {
+    bool head;     /* this lane starts a run (or is not valid) */
+    uint32_t len;  /* a head's run length */
+    uint32_t lead; /* the head of this lane's run */
+    __device__ __forceinline__ RunSegment(uint32_t bucket, bool valid, uint32_t lane) {
+        const uint32_t before = __shfl_up_sync(0xffffffffu, bucket, 1); /* every lane */
+        head = !valid || lane == 0 || before != bucket;
+        const uint32_t heads = __ballot_sync(0xffffffffu, head);
+        const uint32_t above = heads >> lane >> 1;
+        len = above ? (uint32_t)__ffs(above) : 32 - lane;
+        lead = 31 - __clz(heads & (0xffffffffu >> (31 - lane)));
+    }
+};
+
 /* Counts a tile's keys (sk, D of them) into their buckets' 16-bit counters, keeping them
  * in key[]; kShared (a tile bucketed by value, whose buckets may hold many copies of a key,
  * and which needs its keys no more): the lanes of a warp that share a bucket add once
@@ -536,6 +567,9 @@ __device__ __forceinline__ void count_keys(const B *sk, uint32_t *count, uint32_
                 if (lane == (uint32_t)__ffs(peers) - 1)
                     atomicAdd(&count[counter_word(b)], (uint32_t)__popc(peers) * add);
             }
+        } else if (segments<B>()) {
+            const RunSegment seg(b, q < D, lane);
+            if (seg.head && q < D) atomicAdd(&count[counter_word(b)], seg.len * add);
         } else if (q < D) {
             atomicAdd(&count[counter_word(b)], add);
         }
@@ -547,11 +581,19 @@ __device__ __forceinline__ void count_keys(const B *sk, uint32_t *count, uint32_
 template <class B, class BucketOf>
 __device__ __forceinline__ void scatter_keys(B *sk, uint32_t *count, uint32_t D, BucketOf bucket_of,
                                              const B (&key)[kItems]) {
+    const uint32_t lane = threadIdx.x & 31;
 #pragma unroll
     for (int r = 0; r < kItems; r++) {
         const uint32_t q = threadIdx.x + r * kThreads;
-        if (q < D) {
-            const uint32_t b = bucket_of(key[r]), half = (b & 1) * 16;
+        const uint32_t b = bucket_of(key[r]), half = (b & 1) * 16;
+        if (segments<B>()) {
+            const RunSegment seg(b, q < D, lane);
+            uint32_t start = 0;
+            if (seg.head && q < D)
+                start = (atomicAdd(&count[counter_word(b)], seg.len << half) >> half) & 0xffff;
+            start = __shfl_sync(0xffffffffu, start, seg.lead);
+            if (q < D) sk[start + lane - seg.lead] = key[r];
+        } else if (q < D) {
             sk[(atomicAdd(&count[counter_word(b)], 1u << half) >> half) & 0xffff] = key[r];
         }
     }
@@ -630,6 +672,35 @@ template <> struct TileRange<uint64_t> {
     }
 };
 
+/* f64 keys: linear over the tile's values, not their bits, whose spacing doubles at every
+ * power of two (a tile of uniform keys around zero spans a thousand exponents, and its keys
+ * would crowd into a few buckets and give the tile up: session 42, 0.26x the multiway
+ * passes). x <= y gives (x - lo) * scale <= (y - lo) * scale under rounding, so the buckets
+ * stay in key order. Linear over the bits where the range holds few values, or where its
+ * span or scale would overflow (subnormal spans, whose bits are linear in their values, and
+ * spans past DBL_MAX). */
+struct RealTileRange {
+    TileRange<uint64_t> bits;
+    double lo, scale;
+    bool by_bits;
+    bool by_value;
+    __host__ __device__ RealTileRange(uint64_t lo_, uint64_t hi)
+        : bits(lo_, hi), lo(from_ordered_bits<double>(lo_)),
+          scale(kBuckets / (from_ordered_bits<double>(hi) - lo)),
+          by_bits(bits.by_value || !(from_ordered_bits<double>(hi) - lo <= DBL_MAX) ||
+                  !(scale <= DBL_MAX)),
+          by_value(bits.by_value) {}
+    __host__ __device__ uint32_t bucket(uint64_t key) const {
+        if (by_bits) return bits.bucket(key);
+        const double t = (from_ordered_bits<double>(key) - lo) * scale;
+        return t < (double)(kBuckets - 1) ? (uint32_t)t : (uint32_t)(kBuckets - 1);
+    }
+};
+/* The bucket map a tile of K keys uses. */
+template <class K>
+using tile_range_t = typename std::conditional<std::is_floating_point<K>::value, RealTileRange,
+                                               TileRange<ordered_t<K>>>::type;
+
 /* Sorts a tile whose D keys (raw K bits) have landed in sk and writes it to out; false
  * (every thread) if its insertion sort would move keys too often, or (f64) if it holds a
  * -0.0, which equals +0.0 but has other bits, so that their order would show. Ends with a
@@ -671,7 +742,7 @@ __device__ bool sort_tile(B *sk, uint32_t *count, const TileStretches<kLists> &t
         __syncthreads();
         return true;
     }
-    const TileRange<B> range(lo, sh.hi);
+    const tile_range_t<K> range(lo, sh.hi);
     const bool by_value = range.by_value;
     const auto bucket_of = [&](B key) { return range.bucket(key); };
 
