@@ -506,7 +506,8 @@ inline bool split_beats_merge(const pb_merge_args *a) {
 }
 template <class K> bool use_split(const pb_merge_args *a, bool pairs, Method m) {
     if (!split::takes<K>() || pairs || a->k > split::kMaxLists) return false;
-    /* 8-byte keys: only where forced, until measured */
+    /* 8-byte keys: only where forced (H100, session 42: faster on uniform keys, slower on
+     * normal ones and on the seed's experiment; configs/tests/merge-split-runs.json) */
     return m == kBySplit || (m == kBySize && sizeof(K) == 4 && split_beats_merge(a));
 }
 

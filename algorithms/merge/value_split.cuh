@@ -1,7 +1,8 @@
 /* A k-way merge of keys alone in one pass over the keys, for many lists: the output is cut
  * at sampled keys, not at ranks, so no tile needs a k-way search. 4-byte integer keys; u64
- * and f64 keys too (session 41: written and tested on the CPU only, so merge/path takes it
- * for them only where PB_MERGE_MODE=split forces it), whose (key, place) words take 128
+ * and f64 keys too (merge/path takes it for them only where PB_MERGE_MODE=split forces it:
+ * on the H100 in session 42 it beat the multiway passes by 9 to 20% on uniform keys but lost
+ * up to 16% on normal ones and 3% on the seed's experiment), whose (key, place) words take 128
  * bits, whose samples are sorted as (key bits, place) pairs, and whose tiles of 8-byte keys
  * leave one tile block an SM; an f64 tile holding -0.0 gives up (the whole input is then
  * radix-sorted, which takes -0.0 and +0.0 as equal).
@@ -72,7 +73,7 @@ constexpr int kBoundsThreads = 256;
 template <class K> __host__ __device__ constexpr int bounds_items() { return 128 / (int)sizeof(K); }
 
 /* 4-byte integer keys, and u64 and f64 keys (wide keys: tiles of 8-byte keys, one block an
- * SM; only where PB_MERGE_MODE=split asks, until measured). f32 is left out: a tile holding
+ * SM; only where PB_MERGE_MODE=split asks). f32 is left out: a tile holding
  * -0.0 would have to give up (as an f64 tile does). */
 template <class K> constexpr bool takes() {
     return (sizeof(K) == 4 && std::is_integral<K>::value) || sizeof(K) == 8;
@@ -516,36 +517,6 @@ __device__ void copy_slots(const K *keys, const uint64_t *offsets, const TileStr
     pb::commit_async();
 }
 
-/* Whether the lanes that share a bucket with their neighbours add to its counter once, a
- * run of them together (RunSegment): 0 never, 1 for 8-byte keys, 2 for all keys (a build
- * macro, for A/B runs: 4-byte tiles with runs spill some 110 to 150 bytes at 64
- * registers). */
-#ifndef PB_MERGE_SPLIT_SEGMENTS
-#define PB_MERGE_SPLIT_SEGMENTS 1
-#endif
-template <class B> __host__ __device__ constexpr bool segments() {
-    return PB_MERGE_SPLIT_SEGMENTS == 2 || (PB_MERGE_SPLIT_SEGMENTS == 1 && sizeof(B) == 8);
-}
-
-/* A warp's lanes hold consecutive places of the tile, so a list's copies of a key (or keys
- * of one bucket) sit in neighbouring lanes: each run of equal buckets is one atomic, of its
- * length, by its first lane (its head), where one atomic a lane would queue on the counter
- * (keys with many copies, such as the normal keys, sums of eight 16-bit draws: about 2^19
- * values). A lane past the tile (not valid) ends the run before it. */
-struct RunSegment {
-    bool head;     /* this lane starts a run (or is not valid) */
-    uint32_t len;  /* a head's run length */
-    uint32_t lead; /* the head of this lane's run */
-    __device__ __forceinline__ RunSegment(uint32_t bucket, bool valid, uint32_t lane) {
-        const uint32_t before = __shfl_up_sync(0xffffffffu, bucket, 1); /* every lane */
-        head = !valid || lane == 0 || before != bucket;
-        const uint32_t heads = __ballot_sync(0xffffffffu, head);
-        const uint32_t above = heads >> lane >> 1;
-        len = above ? (uint32_t)__ffs(above) : 32 - lane;
-        lead = 31 - __clz(heads & (0xffffffffu >> (31 - lane)));
-    }
-};
-
 /* Counts a tile's keys (sk, D of them) into their buckets' 16-bit counters, keeping them
  * in key[]; kShared (a tile bucketed by value, whose buckets may hold many copies of a key,
  * and which needs its keys no more): the lanes of a warp that share a bucket add once
@@ -567,9 +538,6 @@ __device__ __forceinline__ void count_keys(const B *sk, uint32_t *count, uint32_
                 if (lane == (uint32_t)__ffs(peers) - 1)
                     atomicAdd(&count[counter_word(b)], (uint32_t)__popc(peers) * add);
             }
-        } else if (segments<B>()) {
-            const RunSegment seg(b, q < D, lane);
-            if (seg.head && q < D) atomicAdd(&count[counter_word(b)], seg.len * add);
         } else if (q < D) {
             atomicAdd(&count[counter_word(b)], add);
         }
@@ -581,19 +549,11 @@ __device__ __forceinline__ void count_keys(const B *sk, uint32_t *count, uint32_
 template <class B, class BucketOf>
 __device__ __forceinline__ void scatter_keys(B *sk, uint32_t *count, uint32_t D, BucketOf bucket_of,
                                              const B (&key)[kItems]) {
-    const uint32_t lane = threadIdx.x & 31;
 #pragma unroll
     for (int r = 0; r < kItems; r++) {
         const uint32_t q = threadIdx.x + r * kThreads;
-        const uint32_t b = bucket_of(key[r]), half = (b & 1) * 16;
-        if (segments<B>()) {
-            const RunSegment seg(b, q < D, lane);
-            uint32_t start = 0;
-            if (seg.head && q < D)
-                start = (atomicAdd(&count[counter_word(b)], seg.len << half) >> half) & 0xffff;
-            start = __shfl_sync(0xffffffffu, start, seg.lead);
-            if (q < D) sk[start + lane - seg.lead] = key[r];
-        } else if (q < D) {
+        if (q < D) {
+            const uint32_t b = bucket_of(key[r]), half = (b & 1) * 16;
             sk[(atomicAdd(&count[counter_word(b)], 1u << half) >> half) & 0xffff] = key[r];
         }
     }
@@ -674,11 +634,11 @@ template <> struct TileRange<uint64_t> {
 
 /* f64 keys: linear over the tile's values, not their bits, whose spacing doubles at every
  * power of two (a tile of uniform keys around zero spans a thousand exponents, and its keys
- * would crowd into a few buckets and give the tile up: session 42, 0.26x the multiway
- * passes). x <= y gives (x - lo) * scale <= (y - lo) * scale under rounding, so the buckets
- * stay in key order. Linear over the bits where the range holds few values, or where its
- * span or scale would overflow (subnormal spans, whose bits are linear in their values, and
- * spans past DBL_MAX). */
+ * would crowd into a few buckets and give the tile up, and with it the whole input: 0.26x
+ * the multiway passes on the H100 in session 42, 1.09 to 1.11x with this map). x <= y gives (x -
+ * lo) * scale <= (y - lo) * scale under rounding, so the buckets stay in key order. Linear over the
+ * bits where the range holds few values, or where its span or scale would overflow (subnormal
+ * spans, whose bits are linear in their values, and spans past DBL_MAX). */
 struct RealTileRange {
     TileRange<uint64_t> bits;
     double lo, scale;
