@@ -559,6 +559,17 @@ __device__ __forceinline__ void scatter_keys(B *sk, uint32_t *count, uint32_t D,
     }
 }
 
+#ifndef PB_MERGE_SPLIT_AHEAD
+#define PB_MERGE_SPLIT_AHEAD 1
+#endif
+/* Keys a thread's insertion sort reads at once (a build macro, 1 until an A/B on a GPU:
+ * configs/tests/merge-split-ahead.json): where all are in order (most are: a bucket holds
+ * about 0.75 keys of uniform input, and many copies of one key where few values repeat)
+ * they would cost one round trip to shared memory, not one each. The guess it tests: a thread
+ * whose buckets hold hundreds of copies (normal keys) walks them one load at a time while
+ * the block waits. */
+constexpr uint32_t kAhead = PB_MERGE_SPLIT_AHEAD;
+
 /* This thread's buckets hold sk[first, first + sum): insertion-sorted, equal keys never
  * moved; the largest key so far stays in a register, so a key in order (most: about 0.75 a
  * bucket) costs one load and one compare, where session 37's read its left neighbour and
@@ -570,6 +581,19 @@ __device__ __forceinline__ bool sort_thread_buckets(B *sk, uint32_t first, uint3
     uint32_t moves = 0;
     B top = sum ? sk[first] : 0;
     for (uint32_t a = first + 1; a < first + sum && moves <= kMovesThread; a++) {
+        if (kAhead > 1 && a + kAhead <= first + sum) {
+            B v[kAhead];
+            bool in_order = true;
+#pragma unroll
+            for (uint32_t i = 0; i < kAhead; i++) v[i] = sk[a + i];
+#pragma unroll
+            for (uint32_t i = 0; i < kAhead; i++) in_order &= v[i] >= (i ? v[i - 1] : top);
+            if (in_order) {
+                top = v[kAhead - 1];
+                a += kAhead - 1;
+                continue;
+            }
+        }
         const B v = sk[a];
         if (v >= top) {
             top = v;
@@ -633,12 +657,13 @@ template <> struct TileRange<uint64_t> {
 };
 
 /* f64 keys: linear over the tile's values, not their bits, whose spacing doubles at every
- * power of two (a tile of uniform keys around zero spans a thousand exponents, and its keys
- * would crowd into a few buckets and give the tile up, and with it the whole input: 0.26x
- * the multiway passes on the H100 in session 42, 1.09 to 1.11x with this map). x <= y gives (x -
- * lo) * scale <= (y - lo) * scale under rounding, so the buckets stay in key order. Linear over the
- * bits where the range holds few values, or where its span or scale would overflow (subnormal
- * spans, whose bits are linear in their values, and spans past DBL_MAX). */
+ * power of two. The bits of a tile of uniform keys around zero run through some two
+ * thousand binades and its keys through the top few, which crowd a few buckets and give the
+ * tile up, and with it the whole input (H100, session 42: 0.26x the multiway passes; 1.09
+ * to 1.11x with this map). x <= y gives (x - lo) * scale <= (y - lo) * scale under
+ * rounding, so the buckets stay in key order. Linear over the bits where the range holds
+ * few values, or where its span or scale would overflow (subnormal spans, whose bits are
+ * linear in their values, and spans past DBL_MAX). */
 struct RealTileRange {
     TileRange<uint64_t> bits;
     double lo, scale;
