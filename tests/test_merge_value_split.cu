@@ -152,11 +152,15 @@ static void words_order_as_key_then_place(void **state) {
 /* f64 tiles: buckets in key order over any sorted keys of the range (subnormals, spans past
  * DBL_MAX and infinities included), and a tile of uniform keys around zero spread over its
  * buckets as evenly as over any other range, where its bits would crowd them into a few. */
+/* The bucket map of a tile holding xs (sorted). */
+static RealTileRange real_range(const std::vector<double> &xs) {
+    return RealTileRange(ordered_bits(xs.front()), ordered_bits(xs.back()));
+}
+
 static void check_real_range(std::vector<double> xs) {
     std::sort(xs.begin(), xs.end());
-    const uint64_t lo = ordered_bits(xs.front()), hi = ordered_bits(xs.back());
-    if (TileRange<uint64_t>::one_value(lo, hi)) return;
-    const RealTileRange r(lo, hi);
+    if (TileRange<uint64_t>::one_value(ordered_bits(xs.front()), ordered_bits(xs.back()))) return;
+    const RealTileRange r = real_range(xs);
     uint32_t before = 0;
     for (double x : xs) {
         const uint32_t b = r.bucket(ordered_bits(x));
@@ -165,16 +169,12 @@ static void check_real_range(std::vector<double> xs) {
             fail_msg("%a: buckets out of order over [%a, %a]", x, xs.front(), xs.back());
         before = b;
     }
-    assert_int_equal(r.bucket(lo), 0);
+    assert_int_equal(r.bucket(ordered_bits(xs.front())), 0);
 }
 
-static uint32_t fullest_bucket(const std::vector<double> &xs) {
-    uint64_t lo = ~0ull, hi = 0;
-    for (double x : xs) {
-        lo = std::min(lo, ordered_bits(x));
-        hi = std::max(hi, ordered_bits(x));
-    }
-    const RealTileRange r(lo, hi);
+static uint32_t fullest_bucket(std::vector<double> xs) {
+    std::sort(xs.begin(), xs.end());
+    const RealTileRange r = real_range(xs);
     std::vector<uint32_t> load(kBuckets);
     uint32_t most = 0;
     for (double x : xs) most = std::max(most, ++load[r.bucket(ordered_bits(x))]);

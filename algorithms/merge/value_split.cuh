@@ -666,15 +666,15 @@ template <> struct TileRange<uint64_t> {
  * linear in their values, and spans past DBL_MAX). */
 struct RealTileRange {
     TileRange<uint64_t> bits;
+    bool by_value; /* as TileRange's: a bucket a value */
+    bool by_bits;  /* by_value, or a scale that over- or underflowed */
     double lo, scale;
-    bool by_bits;
-    bool by_value;
     __host__ __device__ RealTileRange(uint64_t lo_, uint64_t hi)
-        : bits(lo_, hi), lo(from_ordered_bits<double>(lo_)),
-          scale(kBuckets / (from_ordered_bits<double>(hi) - lo)),
-          by_bits(bits.by_value || !(from_ordered_bits<double>(hi) - lo <= DBL_MAX) ||
-                  !(scale <= DBL_MAX)),
-          by_value(bits.by_value) {}
+        : bits(lo_, hi), by_value(bits.by_value), lo(from_ordered_bits<double>(lo_)),
+          scale(kBuckets / (from_ordered_bits<double>(hi) - lo)) {
+        /* the span is positive: 0 where it passed DBL_MAX, infinite where it is subnormal */
+        by_bits = by_value || !(scale > 0 && scale <= DBL_MAX);
+    }
     __host__ __device__ uint32_t bucket(uint64_t key) const {
         if (by_bits) return bits.bucket(key);
         const double t = (from_ordered_bits<double>(key) - lo) * scale;
