@@ -412,6 +412,7 @@ template <uint32_t kLists, class B = uint32_t> struct TileShared {
     } temp;
     unsigned long long base;
     B lo, hi;
+    uint32_t warp_bucket[kThreads / 32]; /* write_by_value: the bucket each warp's places start in */
 };
 
 /* Reads tile i's rows of the bounds (a list's `column` words apart): its size and place.
@@ -610,6 +611,44 @@ __device__ __forceinline__ bool sort_thread_buckets(B *sk, uint32_t first, uint3
     return !__syncthreads_or(moves > kMovesThread);
 }
 
+/* A tile bucketed by value (a bucket a value, `count` holding the starts; sk zeroed) written
+ * out to o: each non-empty bucket marks its first place in sk with its number, and each warp
+ * fills its own contiguous stretch of places, a row of 32 at a time, each place with the last
+ * mark at or before it (a ballot and a shuffle), carried from row to row. So every thread
+ * writes its share, where a thread writing its own buckets' copies left a tile of a few
+ * values, thousands of copies each (normal keys), to one thread while the block waited.
+ * first: this thread's buckets' first place. Ends with a barrier. */
+template <class K, class B>
+__device__ void write_by_value(B *sk, const uint32_t *count, uint32_t first, uint32_t D, B lo,
+                               uint32_t *warp_bucket, K *o) {
+    constexpr uint32_t kWarps = kThreads / 32;
+    const uint32_t th = threadIdx.x, lane = th & 31, warp = th >> 5;
+    const uint32_t stretch = (D + kWarps * 32 - 1) / (kWarps * 32) * 32; /* places a warp */
+    uint32_t a = first, next_warp = (first + stretch - 1) / stretch; /* next stretch to start */
+    for (uint32_t b = 2 * kWordsThread * th; b < 2 * kWordsThread * (th + 1); b++) {
+        const uint32_t c =
+            b + 1 < (uint32_t)kBuckets ? count[counter_word(b + 1)] >> ((b + 1) & 1) * 16 & 0xffff
+                                       : D;
+        if (c == a) continue;
+        sk[a] = b; /* place 0's mark, bucket 0, is the zero it had */
+        for (; next_warp * stretch < c; next_warp++) warp_bucket[next_warp] = b;
+        a = c;
+    }
+    __syncthreads();
+    const uint32_t p0 = warp * stretch, end = min(D, p0 + stretch);
+    uint32_t carry = p0 < D ? warp_bucket[warp] : 0;
+    for (uint32_t row = p0; row < end; row += 32) { /* the same trips for the whole warp */
+        const uint32_t q = row + lane;
+        const uint32_t mark = q < end ? (uint32_t)sk[q] : 0u;
+        const uint32_t marks = __ballot_sync(0xffffffffu, mark != 0) & 0xffffffffu >> (31 - lane);
+        const uint32_t last = __shfl_sync(0xffffffffu, mark, marks ? 31 - __clz(marks) : 0);
+        const uint32_t b = marks ? last : carry;
+        if (q < end) o[q] = from_ordered_bits<K>((B)(lo + b));
+        carry = __shfl_sync(0xffffffffu, b, 31);
+    }
+    __syncthreads();
+}
+
 /* A tile's buckets over its range [lo, hi] of ordered key bits: a bucket a value where the
  * range holds at most kBuckets values (by_value), else linear over the range. On the host
  * too, for tests/test_merge_value_split.cu. */
@@ -739,6 +778,8 @@ __device__ bool sort_tile(B *sk, uint32_t *count, const TileStretches<kLists> &t
     else
         count_keys<K, false>(sk, count, D, bucket_of, key);
     __syncthreads();
+    if (by_value) /* for write_by_value's marks: the keys are counted, and not needed again */
+        for (uint32_t q = th; q < D; q += kThreads) sk[q] = 0;
     /* counts to starts, each thread kWordsThread consecutive words (two buckets each) */
     uint32_t sum = 0;
 #pragma unroll
@@ -759,20 +800,13 @@ __device__ bool sort_tile(B *sk, uint32_t *count, const TileStretches<kLists> &t
         }
     }
     __syncthreads();
-    if (by_value) { /* a bucket is one value: this thread's buckets' copies, in order */
-        const auto start_of = [&](uint32_t b) {
-            return count[counter_word(b)] >> (b & 1) * 16 & 0xffff;
-        };
-        uint32_t a = first;
-        for (uint32_t b = 2 * kWordsThread * th; b < 2 * kWordsThread * (th + 1); b++) {
-            const uint32_t c = b + 1 < (uint32_t)kBuckets ? start_of(b + 1) : D;
-            for (; a < c; a++) sk[a] = lo + b;
-        }
-    } else {
-        scatter_keys(sk, count, D, bucket_of, key);
+    if (by_value) { /* a bucket is one value: its copies need no sort */
+        write_by_value(sk, count, first, D, lo, sh.warp_bucket, o);
+        return true;
     }
+    scatter_keys(sk, count, D, bucket_of, key);
     __syncthreads();
-    if (!by_value && !sort_thread_buckets(sk, first, sum)) return false;
+    if (!sort_thread_buckets(sk, first, sum)) return false;
 #pragma unroll
     for (int r = 0; r < kItems; r++) {
         const uint32_t q = th + r * kThreads;
