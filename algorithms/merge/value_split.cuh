@@ -560,17 +560,6 @@ __device__ __forceinline__ void scatter_keys(B *sk, uint32_t *count, uint32_t D,
     }
 }
 
-#ifndef PB_MERGE_SPLIT_AHEAD
-#define PB_MERGE_SPLIT_AHEAD 1
-#endif
-/* Keys a thread's insertion sort reads at once (a build macro, 1 until an A/B on a GPU:
- * configs/tests/merge-split-ahead.json): where all are in order (most are: a bucket holds
- * about 0.75 keys of uniform input, and many copies of one key where few values repeat)
- * they would cost one round trip to shared memory, not one each. The guess it tests: a thread
- * whose buckets hold hundreds of copies (normal keys) walks them one load at a time while
- * the block waits. */
-constexpr uint32_t kAhead = PB_MERGE_SPLIT_AHEAD;
-
 /* This thread's buckets hold sk[first, first + sum): insertion-sorted, equal keys never
  * moved; the largest key so far stays in a register, so a key in order (most: about 0.75 a
  * bucket) costs one load and one compare, where session 37's read its left neighbour and
@@ -582,19 +571,6 @@ __device__ __forceinline__ bool sort_thread_buckets(B *sk, uint32_t first, uint3
     uint32_t moves = 0;
     B top = sum ? sk[first] : 0;
     for (uint32_t a = first + 1; a < first + sum && moves <= kMovesThread; a++) {
-        if (kAhead > 1 && a + kAhead <= first + sum) {
-            B v[kAhead];
-            bool in_order = true;
-#pragma unroll
-            for (uint32_t i = 0; i < kAhead; i++) v[i] = sk[a + i];
-#pragma unroll
-            for (uint32_t i = 0; i < kAhead; i++) in_order &= v[i] >= (i ? v[i - 1] : top);
-            if (in_order) {
-                top = v[kAhead - 1];
-                a += kAhead - 1;
-                continue;
-            }
-        }
         const B v = sk[a];
         if (v >= top) {
             top = v;
@@ -607,6 +583,64 @@ __device__ __forceinline__ bool sort_thread_buckets(B *sk, uint32_t first, uint3
         }
         sk[b] = v;
         moves += a - b;
+    }
+    return !__syncthreads_or(moves > kMovesThread);
+}
+
+/* A thread whose buckets hold more keys than this (24 on average, about 50 at most over a
+ * uniform tile's 512 threads) makes its tile take sort_marked_buckets: many copies of a few
+ * values spread over linear buckets (normal keys: a tile of 12288 keys spans about a dozen
+ * values, a thousand copies each, far apart), which one thread would walk a key at a time
+ * while the block waited. */
+constexpr uint32_t kHeavyThread = 128;
+
+/* sort_thread_buckets for a tile with heavy threads: the block first marks, a place each
+ * (balanced), the places whose key is below the one before it, a bit each in `breaks`
+ * (kCap / 32 words); then each thread's walk, at a key in order, skips to its next mark:
+ * the keys up to it are in order and not below the largest so far, so they stay. A tile of
+ * many copies (each bucket one value) has no marks, and its walks cost a load each. */
+template <class B>
+__device__ __forceinline__ bool sort_marked_buckets(B *sk, uint32_t *breaks, uint32_t first,
+                                                    uint32_t sum, uint32_t D) {
+    const uint32_t th = threadIdx.x, lane = th & 31;
+    for (uint32_t row = 0; row < D; row += kThreads) {
+        const uint32_t q = row + th;
+        const B x = q < D ? sk[q] : 0;
+        B before = __shfl_up_sync(0xffffffffu, x, 1);
+        if (lane == 0 && q > 0 && q < D) before = sk[q - 1];
+        const uint32_t marks = __ballot_sync(0xffffffffu, q > 0 && q < D && x < before);
+        if (lane == 0) breaks[q >> 5] = marks;
+    }
+    __syncthreads();
+    const uint32_t end = first + sum;
+    /* the first mark at or after `from`, or end (the words up to end's are written) */
+    const auto next_break = [&](uint32_t from) {
+        uint32_t w = from >> 5, bits = from < end ? breaks[w] & ~0u << (from & 31) : 0;
+        while (!bits) {
+            if (++w * 32 >= end) return end;
+            bits = breaks[w];
+        }
+        return min(end, w * 32 + __ffs(bits) - 1);
+    };
+    uint32_t moves = 0;
+    B top = sum ? sk[first] : 0;
+    uint32_t a = first + 1;
+    while (a < end && moves <= kMovesThread) {
+        const B v = sk[a];
+        if (v >= top) { /* sk[a, next) in order, from v >= top: all stay */
+            const uint32_t next = next_break(a + 1);
+            top = sk[next - 1];
+            a = next;
+            continue;
+        }
+        uint32_t b = a;
+        while (b > first && sk[b - 1] > v) {
+            sk[b] = sk[b - 1];
+            b--;
+        }
+        sk[b] = v;
+        moves += a - b;
+        a++;
     }
     return !__syncthreads_or(moves > kMovesThread);
 }
@@ -799,14 +833,16 @@ __device__ bool sort_tile(B *sk, uint32_t *count, const TileStretches<kLists> &t
             a += c0 + (c >> 16);
         }
     }
-    __syncthreads();
+    const bool heavy = __syncthreads_or(sum > kHeavyThread);
     if (by_value) { /* a bucket is one value: its copies need no sort */
         write_by_value(sk, count, first, D, lo, sh.warp_bucket, o);
         return true;
     }
     scatter_keys(sk, count, D, bucket_of, key);
     __syncthreads();
-    if (!sort_thread_buckets(sk, first, sum)) return false;
+    /* (the counters are free once the keys are scattered) */
+    if (!(heavy ? sort_marked_buckets(sk, count, first, sum, D) : sort_thread_buckets(sk, first, sum)))
+        return false;
 #pragma unroll
     for (int r = 0; r < kItems; r++) {
         const uint32_t q = th + r * kThreads;

@@ -225,6 +225,34 @@ static void narrow_range_keys(void **state) {
     free(sizes);
 }
 
+/* Hundreds of copies of values far apart (a bucket over a tile's range each, not a bucket a
+ * value): the value split's threads whose buckets hold that many take the marked walk, which
+ * skips runs in order; list 0 adds one key just above every other value, which lands among
+ * its copies and has them inserted below it. u32 and u64 (the same values times 2^33). */
+static void many_copies_far_apart(void **state) {
+    (void)state;
+    const uint32_t k = 40, values = 400, copies = small ? 4 : 12;
+    uint64_t *sizes = malloc(k * sizeof *sizes);
+    uint64_t n = 0;
+    for (uint32_t l = 0; l < k; l++) n += sizes[l] = values * copies + (l == 0 ? values / 2 : 0);
+    uint32_t *keys = malloc(n * sizeof *keys);
+    uint64_t *wide = malloc(n * sizeof *wide);
+    uint64_t at = 0;
+    for (uint32_t l = 0; l < k; l++)
+        for (uint32_t j = 0; j < values; j++) {
+            for (uint32_t c = 0; c < copies; c++) keys[at++] = j * 100003u;
+            if (l == 0 && j % 2 == 0) keys[at++] = j * 100003u + 1;
+        }
+    for (uint64_t i = 0; i < n; i++) wide[i] = (uint64_t)keys[i] << 33;
+    for (int pairs = 0; pairs < 2; pairs++) {
+        check_input(PB_U32, keys, sizes, k, pairs, "u32, hundreds of copies of values far apart");
+        check_input(PB_U64, wide, sizes, k, pairs, "u64, hundreds of copies of values far apart");
+    }
+    free(keys);
+    free(wide);
+    free(sizes);
+}
+
 /* The seed's experiment, scaled down: sizes uniform in 1..max_n, doubles. */
 static void seed_like(void **state) {
     (void)state;
@@ -248,7 +276,7 @@ int main(void) {
         cmocka_unit_test(many_lists),           cmocka_unit_test(every_type_and_size_kind),
         cmocka_unit_test(signed_zeros),         cmocka_unit_test(seed_like),
         cmocka_unit_test(bucketed_pass_shapes), cmocka_unit_test(narrow_range_keys),
-        cmocka_unit_test(long_lists),
+        cmocka_unit_test(long_lists),           cmocka_unit_test(many_copies_far_apart),
     };
     const char *modes[] = {"rounds", "multiway", "sort", "split"};
     /* PB_TEST_MERGE_MODES (e.g. "rounds,sort"): only those, so that a long run under
