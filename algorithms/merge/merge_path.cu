@@ -26,8 +26,8 @@
  *
  * Rounds ping-pong between scratch buffers, arranged so the last lands in the output. k = 1
  * is a copy. 4-byte integer keys alone from 128 to 2048 lists and 2^24 keys (2048 up to
- * 2^27) take a third method instead, the one-pass value split (value_split.cuh,
- * split_beats_merge): tiles cut at sampled keys, every list's bounds found by one read of
+ * 2^27), and 8-byte keys alone (u64, f64) from 256 to 1024 lists and 2^27 keys, take a third
+ * method instead, the one-pass value split (value_split.cuh, split_beats_merge): tiles cut at sampled keys, every list's bounds found by one read of
  * the keys, each tile sorted in shared memory. Beyond kMaxRoundLists lists (more than 12 rounds),
  * and for 4-byte keys from 256 lists on below a size that grows with k (sort_beats_merge), the
  * merge is CUB's radix sort: stable, so the same order, and fewer passes than the rounds. 4-byte
@@ -504,11 +504,17 @@ inline bool split_beats_merge(const pb_merge_args *a) {
     if (a->k < 128 || a->n < (1ull << 24)) return false;
     return a->k <= 1024 || (a->k <= 2048 && a->n <= (1ull << 27));
 }
+/* 8-byte keys where the split was measured against the multiway passes and won (H100, session
+ * 43, configs/tests/merge-split-wide.json: 2^27 keys at k = 256 and 1024, u64 and f64, 1.09 to
+ * 1.19x on uniform keys, 1.83 to 2.11x on normal ones); the seed's experiment (k = 1024, about
+ * 10^8 keys) lost 3% there, so smaller inputs keep the multiway passes. */
+inline bool split_beats_merge_wide(const pb_merge_args *a) {
+    return split_beats_merge(a) && a->k >= 256 && a->k <= 1024 && a->n >= (1ull << 27);
+}
 template <class K> bool use_split(const pb_merge_args *a, bool pairs, Method m) {
     if (!split::takes<K>() || pairs || a->k > split::kMaxLists) return false;
-    /* 8-byte keys: only where forced (H100, session 42: faster on uniform keys, slower on
-     * normal ones and on the seed's experiment; configs/tests/merge-split-runs.json) */
-    return m == kBySplit || (m == kBySize && sizeof(K) == 4 && split_beats_merge(a));
+    if (m == kBySplit) return true;
+    return m == kBySize && (sizeof(K) == 4 ? split_beats_merge(a) : split_beats_merge_wide(a));
 }
 
 /* pairs: whether the launch carries values (values and out_values both set). configure:
