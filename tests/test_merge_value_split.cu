@@ -2,7 +2,8 @@
  * CPU, for 4-byte and 8-byte keys: a tile's buckets stay below kBuckets and in key order
  * over any range (a span of 2^64 - 1 included), its one-value test, ordered bits undone
  * bit for bit (f64: -0.0 comes back as +0.0, which is why a tile holding -0.0 gives up),
- * and the (key, place) words ordered as their pairs. */
+ * the (key, place) words ordered as their pairs, and the marked walk of a heavy tile's
+ * threads sorting each range. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -211,8 +212,79 @@ static void real_buckets_follow_values(void **state) {
     }
 }
 
+/* A tile after its scatter: buckets of ascending key ranges, each `distinct` values wide at
+ * most and holding up to `most` keys in random order; with the marks the block's first pass
+ * leaves (a bit a place whose key is below the one before it) and each thread's range
+ * starting at a bucket. */
+template <class B> struct ScatteredTile {
+    std::vector<B> keys;
+    std::vector<uint32_t> marks, range_starts;
+    ScatteredTile(std::mt19937_64 &rng, int buckets, uint32_t most, uint32_t distinct) {
+        B base = (B)rng() >> 8;
+        for (int b = 0; b < buckets; b++) {
+            if (b % 32 == 0) range_starts.push_back((uint32_t)keys.size());
+            const size_t start = keys.size();
+            const uint32_t n = (uint32_t)(rng() % (most + 1)), wide = 1 + (uint32_t)(rng() % distinct);
+            for (uint32_t i = 0; i < n; i++) keys.push_back(base + (B)(rng() % wide));
+            std::shuffle(keys.begin() + (ptrdiff_t)start, keys.end(), rng);
+            base += wide;
+        }
+        range_starts.push_back((uint32_t)keys.size());
+        marks.assign(keys.size() / 32 + 1, 0);
+        for (size_t q = 1; q < keys.size(); q++)
+            if (keys[q] < keys[q - 1]) marks[q >> 5] |= 1u << (q & 31);
+    }
+};
+
+/* Each range walked alone (its marks from before any walk, as on the GPU) comes out sorted,
+ * or reports more moves than kMovesThread; returns the most moves of a sorted range. */
+template <class B> static uint32_t walk_and_check(ScatteredTile<B> t, const char *what) {
+    std::vector<B> want = t.keys;
+    std::sort(want.begin(), want.end()); /* the buckets' ranges ascend */
+    uint32_t most = 0;
+    for (size_t r = 0; r + 1 < t.range_starts.size(); r++) {
+        const uint32_t first = t.range_starts[r], end = t.range_starts[r + 1];
+        const uint32_t moves = walk_marked(t.keys.data(), t.marks.data(), first, end);
+        if (moves > kMovesThread) continue; /* the tile gives up */
+        most = std::max(most, moves);
+        for (uint32_t q = first; q < end; q++)
+            if (t.keys[q] != want[q])
+                fail_msg("%s: range [%u, %u) wrong at %u after %u moves", what, first, end, q,
+                         moves);
+    }
+    return most;
+}
+
+template <class B> static void check_marked_walks(std::mt19937_64 &rng) {
+    for (int i = 0; i < 20; i++) {
+        /* copies of one value a bucket (normal keys): no marks, nothing moves */
+        if (walk_and_check(ScatteredTile<B>(rng, 512, 1000, 1), "copies") != 0)
+            fail_msg("copies of one value a bucket moved");
+        /* a few values a bucket, up to 16 keys: keys inserted, then runs skipped */
+        if (walk_and_check(ScatteredTile<B>(rng, 512, 16, 3), "few values") == 0)
+            fail_msg("no range of a few values a bucket moved a key");
+        /* uniform keys: about one a bucket, values far apart */
+        walk_and_check(ScatteredTile<B>(rng, 16384, 3, 1000), "uniform");
+    }
+    /* one bucket of 100 distinct keys in descending order: 4950 moves, given up */
+    ScatteredTile<B> t(rng, 0, 0, 1);
+    for (B x = 100; x > 0; x--) t.keys.push_back(x);
+    t.range_starts = {0, 100};
+    t.marks.assign(4, 0);
+    for (uint32_t q = 1; q < 100; q++) t.marks[q >> 5] |= 1u << (q & 31);
+    assert_true(walk_marked(t.keys.data(), t.marks.data(), 0, 100) > kMovesThread);
+}
+
+static void marked_walks_sort_each_range(void **state) {
+    (void)state;
+    std::mt19937_64 rng(43);
+    check_marked_walks<uint32_t>(rng);
+    check_marked_walks<uint64_t>(rng);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(marked_walks_sort_each_range),
         cmocka_unit_test(buckets_stay_in_range_and_order),
         cmocka_unit_test(ordered_bits_come_back),
         cmocka_unit_test(words_order_as_key_then_place),

@@ -594,25 +594,15 @@ __device__ __forceinline__ bool sort_thread_buckets(B *sk, uint32_t first, uint3
  * while the block waited. */
 constexpr uint32_t kHeavyThread = 128;
 
-/* sort_thread_buckets for a tile with heavy threads: the block first marks, a place each
- * (balanced), the places whose key is below the one before it, a bit each in `breaks`
- * (kCap / 32 words); then each thread's walk, at a key in order, skips to its next mark:
- * the keys up to it are in order and not below the largest so far, so they stay. A tile of
- * many copies (each bucket one value) has no marks, and its walks cost a load each. */
+/* The walk of sort_marked_buckets over one thread's places [first, end) (buckets in key
+ * order, each in any order inside), given `breaks`, a bit a place set where its key is below
+ * the one before it: an insertion sort that, at a key in order, skips to the next mark, since
+ * the keys up to it are in order and not below the largest so far, so they stay. Returns the
+ * key moves, stopping once they pass kMovesThread. On the host too, for
+ * tests/test_merge_value_split.cu. */
 template <class B>
-__device__ __forceinline__ bool sort_marked_buckets(B *sk, uint32_t *breaks, uint32_t first,
-                                                    uint32_t sum, uint32_t D) {
-    const uint32_t th = threadIdx.x, lane = th & 31;
-    for (uint32_t row = 0; row < D; row += kThreads) {
-        const uint32_t q = row + th;
-        const B x = q < D ? sk[q] : 0;
-        B before = __shfl_up_sync(0xffffffffu, x, 1);
-        if (lane == 0 && q > 0 && q < D) before = sk[q - 1];
-        const uint32_t marks = __ballot_sync(0xffffffffu, q > 0 && q < D && x < before);
-        if (lane == 0) breaks[q >> 5] = marks;
-    }
-    __syncthreads();
-    const uint32_t end = first + sum;
+__host__ __device__ __forceinline__ uint32_t walk_marked(B *sk, const uint32_t *breaks,
+                                                         uint32_t first, uint32_t end) {
     /* the first mark at or after `from`, or end (the words up to end's are written) */
     const auto next_break = [&](uint32_t from) {
         uint32_t w = from >> 5, bits = from < end ? breaks[w] & ~0u << (from & 31) : 0;
@@ -620,10 +610,15 @@ __device__ __forceinline__ bool sort_marked_buckets(B *sk, uint32_t *breaks, uin
             if (++w * 32 >= end) return end;
             bits = breaks[w];
         }
-        return min(end, w * 32 + __ffs(bits) - 1);
+#ifdef __CUDA_ARCH__
+        const uint32_t at = w * 32 + __ffs(bits) - 1;
+#else
+        const uint32_t at = w * 32 + (uint32_t)__builtin_ctz(bits);
+#endif
+        return at < end ? at : end;
     };
     uint32_t moves = 0;
-    B top = sum ? sk[first] : 0;
+    B top = first < end ? sk[first] : 0;
     uint32_t a = first + 1;
     while (a < end && moves <= kMovesThread) {
         const B v = sk[a];
@@ -642,7 +637,27 @@ __device__ __forceinline__ bool sort_marked_buckets(B *sk, uint32_t *breaks, uin
         moves += a - b;
         a++;
     }
-    return !__syncthreads_or(moves > kMovesThread);
+    return moves;
+}
+
+/* sort_thread_buckets for a tile with heavy threads: the block first marks, a place each
+ * (balanced), the places whose key is below the one before it, a bit each in `breaks`
+ * (kCap / 32 words); then each thread walks its places with walk_marked. A tile of many
+ * copies (each bucket one value) has no marks, and its walks cost a load a run. */
+template <class B>
+__device__ __forceinline__ bool sort_marked_buckets(B *sk, uint32_t *breaks, uint32_t first,
+                                                    uint32_t sum, uint32_t D) {
+    const uint32_t th = threadIdx.x, lane = th & 31;
+    for (uint32_t row = 0; row < D; row += kThreads) {
+        const uint32_t q = row + th;
+        const B x = q < D ? sk[q] : 0;
+        B before = __shfl_up_sync(0xffffffffu, x, 1);
+        if (lane == 0 && q > 0 && q < D) before = sk[q - 1];
+        const uint32_t marks = __ballot_sync(0xffffffffu, q > 0 && q < D && x < before);
+        if (lane == 0) breaks[q >> 5] = marks;
+    }
+    __syncthreads();
+    return !__syncthreads_or(walk_marked(sk, breaks, first, first + sum) > kMovesThread);
 }
 
 /* A tile bucketed by value (a bucket a value, `count` holding the starts; sk zeroed) written
