@@ -224,7 +224,8 @@ template <class B> struct ScatteredTile {
         for (int b = 0; b < buckets; b++) {
             if (b % 32 == 0) range_starts.push_back((uint32_t)keys.size());
             const size_t start = keys.size();
-            const uint32_t n = (uint32_t)(rng() % (most + 1)), wide = 1 + (uint32_t)(rng() % distinct);
+            const uint32_t n = (uint32_t)(rng() % (most + 1)),
+                           wide = 1 + (uint32_t)(rng() % distinct);
             for (uint32_t i = 0; i < n; i++) keys.push_back(base + (B)(rng() % wide));
             std::shuffle(keys.begin() + (ptrdiff_t)start, keys.end(), rng);
             base += wide;

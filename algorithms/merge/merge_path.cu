@@ -27,12 +27,12 @@
  * Rounds ping-pong between scratch buffers, arranged so the last lands in the output. k = 1
  * is a copy. 4-byte integer keys alone from 128 to 2048 lists and 2^24 keys (2048 up to
  * 2^27), and 8-byte keys alone (u64, f64) from 256 to 1024 lists and 2^27 keys, take a third
- * method instead, the one-pass value split (value_split.cuh, split_beats_merge): tiles cut at sampled keys, every list's bounds found by one read of
- * the keys, each tile sorted in shared memory. Beyond kMaxRoundLists lists (more than 12 rounds),
- * and for 4-byte keys from 256 lists on below a size that grows with k (sort_beats_merge), the
- * merge is CUB's radix sort: stable, so the same order, and fewer passes than the rounds. 4-byte
- * keys are sorted as they are (with their values); 8-byte keys as (ordered key, input index) pairs,
- * then gathered. */
+ * method instead, the one-pass value split (value_split.cuh, split_beats_merge): tiles cut at
+ * sampled keys, every list's bounds found by one read of the keys, each tile sorted in shared
+ * memory. Beyond kMaxRoundLists lists (more than 12 rounds), and for 4-byte keys from 256 lists on
+ * below a size that grows with k (sort_beats_merge), the merge is CUB's radix sort: stable, so the
+ * same order, and fewer passes than the rounds. 4-byte keys are sorted as they are (with their
+ * values); 8-byte keys as (ordered key, input index) pairs, then gathered. */
 #include <cuda_runtime.h>
 #include <stdint.h>
 #include <stdlib.h>

@@ -412,7 +412,8 @@ template <uint32_t kLists, class B = uint32_t> struct TileShared {
     } temp;
     unsigned long long base;
     B lo, hi;
-    uint32_t warp_bucket[kThreads / 32]; /* write_by_value: the bucket each warp's places start in */
+    /* write_by_value: the bucket each warp's places start in */
+    uint32_t warp_bucket[kThreads / 32];
 };
 
 /* Reads tile i's rows of the bounds (a list's `column` words apart): its size and place.
@@ -673,11 +674,12 @@ __device__ void write_by_value(B *sk, const uint32_t *count, uint32_t first, uin
     constexpr uint32_t kWarps = kThreads / 32;
     const uint32_t th = threadIdx.x, lane = th & 31, warp = th >> 5;
     const uint32_t stretch = (D + kWarps * 32 - 1) / (kWarps * 32) * 32; /* places a warp */
-    uint32_t a = first, next_warp = (first + stretch - 1) / stretch; /* next stretch to start */
+    /* a: this bucket's first place; next_warp: the next warp stretch to start */
+    uint32_t a = first, next_warp = (first + stretch - 1) / stretch;
     for (uint32_t b = 2 * kWordsThread * th; b < 2 * kWordsThread * (th + 1); b++) {
-        const uint32_t c =
-            b + 1 < (uint32_t)kBuckets ? count[counter_word(b + 1)] >> ((b + 1) & 1) * 16 & 0xffff
-                                       : D;
+        const uint32_t c = b + 1 < (uint32_t)kBuckets
+                               ? count[counter_word(b + 1)] >> ((b + 1) & 1) * 16 & 0xffff
+                               : D;
         if (c == a) continue;
         sk[a] = b; /* place 0's mark, bucket 0, is the zero it had */
         for (; next_warp * stretch < c; next_warp++) warp_bucket[next_warp] = b;
@@ -856,7 +858,8 @@ __device__ bool sort_tile(B *sk, uint32_t *count, const TileStretches<kLists> &t
     scatter_keys(sk, count, D, bucket_of, key);
     __syncthreads();
     /* (the counters are free once the keys are scattered) */
-    if (!(heavy ? sort_marked_buckets(sk, count, first, sum, D) : sort_thread_buckets(sk, first, sum)))
+    if (!(heavy ? sort_marked_buckets(sk, count, first, sum, D)
+                : sort_thread_buckets(sk, first, sum)))
         return false;
 #pragma unroll
     for (int r = 0; r < kItems; r++) {
