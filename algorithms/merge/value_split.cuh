@@ -588,8 +588,8 @@ __device__ __forceinline__ bool sort_thread_buckets(B *sk, uint32_t first, uint3
     return !__syncthreads_or(moves > kMovesThread);
 }
 
-/* A thread whose buckets hold more keys than this (24 on average, about 50 at most over a
- * uniform tile's 512 threads) makes its tile take sort_marked_buckets: many copies of a few
+/* A thread whose buckets hold more keys than this (24 on average; about 50 at most, by estimate,
+ * over a uniform tile's 512 threads) makes its tile take sort_marked_buckets: many copies of a few
  * values spread over linear buckets (normal keys: a tile of 12288 keys spans about a dozen
  * values, a thousand copies each, far apart), which one thread would walk a key at a time
  * while the block waited. */
