@@ -238,18 +238,23 @@ template <class B> struct ScatteredTile {
 };
 
 /* Each range walked alone (its marks from before any walk, as on the GPU) comes out sorted,
- * or reports more moves than kMovesThread; returns the most moves of a sorted range. */
+ * or reports more moves than kMovesThread, with the same moves as the walk without marks
+ * (which must sort it too); returns the most moves of a sorted range. */
 template <class B> static uint32_t walk_and_check(ScatteredTile<B> t, const char *what) {
-    std::vector<B> want = t.keys;
+    std::vector<B> want = t.keys, plain = t.keys;
     std::sort(want.begin(), want.end()); /* the buckets' ranges ascend */
     uint32_t most = 0;
     for (size_t r = 0; r + 1 < t.range_starts.size(); r++) {
         const uint32_t first = t.range_starts[r], end = t.range_starts[r + 1];
-        const uint32_t moves = walk_marked(t.keys.data(), t.marks.data(), first, end);
+        const uint32_t moves = walk_buckets<true>(t.keys.data(), t.marks.data(), first, end);
+        const uint32_t plain_moves = walk_buckets<false>(plain.data(), nullptr, first, end);
         if (moves > kMovesThread) continue; /* the tile gives up */
+        if (plain_moves != moves)
+            fail_msg("%s: range [%u, %u) %u moves with marks, %u without", what, first, end, moves,
+                     plain_moves);
         most = std::max(most, moves);
         for (uint32_t q = first; q < end; q++)
-            if (t.keys[q] != want[q])
+            if (t.keys[q] != want[q] || plain[q] != want[q])
                 fail_msg("%s: range [%u, %u) wrong at %u after %u moves", what, first, end, q,
                          moves);
     }
@@ -273,7 +278,7 @@ template <class B> static void check_marked_walks(std::mt19937_64 &rng) {
     t.range_starts = {0, 100};
     t.marks.assign(4, 0);
     for (uint32_t q = 1; q < 100; q++) t.marks[q >> 5] |= 1u << (q & 31);
-    assert_true(walk_marked(t.keys.data(), t.marks.data(), 0, 100) > kMovesThread);
+    assert_true(walk_buckets<true>(t.keys.data(), t.marks.data(), 0, 100) > kMovesThread);
 }
 
 static void marked_walks_sort_each_range(void **state) {

@@ -561,72 +561,49 @@ __device__ __forceinline__ void scatter_keys(B *sk, uint32_t *count, uint32_t D,
     }
 }
 
-/* This thread's buckets hold sk[first, first + sum): insertion-sorted, equal keys never
- * moved; the largest key so far stays in a register, so a key in order (most: about 0.75 a
- * bucket) costs one load and one compare, where session 37's read its left neighbour and
- * stored it back. A thread that moves keys more than kMovesThread times
- * (many distinct keys in a few buckets) gives up the tile: false, every thread. Ends with a
- * barrier. */
-template <class B>
-__device__ __forceinline__ bool sort_thread_buckets(B *sk, uint32_t first, uint32_t sum) {
-    uint32_t moves = 0;
-    B top = sum ? sk[first] : 0;
-    for (uint32_t a = first + 1; a < first + sum && moves <= kMovesThread; a++) {
-        const B v = sk[a];
-        if (v >= top) {
-            top = v;
-            continue;
-        }
-        uint32_t b = a;
-        while (b > first && sk[b - 1] > v) {
-            sk[b] = sk[b - 1];
-            b--;
-        }
-        sk[b] = v;
-        moves += a - b;
+/* The first mark in `breaks` (a bit a place) at or after `from`, or end; the words up to
+ * end's are written. */
+__host__ __device__ __forceinline__ uint32_t next_mark(const uint32_t *breaks, uint32_t from,
+                                                       uint32_t end) {
+    uint32_t w = from >> 5, bits = from < end ? breaks[w] & ~0u << (from & 31) : 0;
+    while (!bits) {
+        if (++w * 32 >= end) return end;
+        bits = breaks[w];
     }
-    return !__syncthreads_or(moves > kMovesThread);
+#ifdef __CUDA_ARCH__
+    const uint32_t at = w * 32 + __ffs(bits) - 1;
+#else
+    const uint32_t at = w * 32 + (uint32_t)__builtin_ctz(bits);
+#endif
+    return at < end ? at : end;
 }
 
-/* A thread whose buckets hold more keys than this (24 on average; about 50 at most, by estimate,
- * over a uniform tile's 512 threads) makes its tile take sort_marked_buckets: many copies of a few
- * values spread over linear buckets (normal keys: a tile of 12288 keys spans about a dozen
- * values, a thousand copies each, far apart), which one thread would walk a key at a time
- * while the block waited. */
-constexpr uint32_t kHeavyThread = 128;
-
-/* The walk of sort_marked_buckets over one thread's places [first, end) (buckets in key
- * order, each in any order inside), given `breaks`, a bit a place set where its key is below
- * the one before it: an insertion sort that, at a key in order, skips to the next mark, since
- * the keys up to it are in order and not below the largest so far, so they stay. Returns the
- * key moves, stopping once they pass kMovesThread. On the host too, for
+/* A thread's insertion walk over its places sk[first, end) (its buckets, in key order, each
+ * in any order inside): sorted, equal keys never moved; the largest key so far stays in a
+ * register, so a key in order (most: about 0.75 a bucket) costs one load and one compare,
+ * where session 37's read its left neighbour and stored it back. kSkip (sort_marked_buckets):
+ * `breaks` marks each place whose key is below the one before it, and a key in order skips the
+ * walk to the next mark, since the keys up to it are in order and not below the largest so
+ * far, so they stay. Returns the key moves, stopping once they pass kMovesThread (many
+ * distinct keys in a few buckets: the tile gives up). On the host too, for
  * tests/test_merge_value_split.cu. */
-template <class B>
-__host__ __device__ __forceinline__ uint32_t walk_marked(B *sk, const uint32_t *breaks,
-                                                         uint32_t first, uint32_t end) {
-    /* the first mark at or after `from`, or end (the words up to end's are written) */
-    const auto next_break = [&](uint32_t from) {
-        uint32_t w = from >> 5, bits = from < end ? breaks[w] & ~0u << (from & 31) : 0;
-        while (!bits) {
-            if (++w * 32 >= end) return end;
-            bits = breaks[w];
-        }
-#ifdef __CUDA_ARCH__
-        const uint32_t at = w * 32 + __ffs(bits) - 1;
-#else
-        const uint32_t at = w * 32 + (uint32_t)__builtin_ctz(bits);
-#endif
-        return at < end ? at : end;
-    };
+template <bool kSkip, class B>
+__host__ __device__ __forceinline__ uint32_t walk_buckets(B *sk, const uint32_t *breaks,
+                                                          uint32_t first, uint32_t end) {
     uint32_t moves = 0;
     B top = first < end ? sk[first] : 0;
     uint32_t a = first + 1;
     while (a < end && moves <= kMovesThread) {
         const B v = sk[a];
-        if (v >= top) { /* sk[a, next) in order, from v >= top: all stay */
-            const uint32_t next = next_break(a + 1);
-            top = sk[next - 1];
-            a = next;
+        if (v >= top) {
+            if constexpr (kSkip) { /* sk[a, next) in order, from v >= top: all stay */
+                const uint32_t next = next_mark(breaks, a + 1, end);
+                top = sk[next - 1];
+                a = next;
+            } else {
+                top = v;
+                a++;
+            }
             continue;
         }
         uint32_t b = a;
@@ -641,9 +618,23 @@ __host__ __device__ __forceinline__ uint32_t walk_marked(B *sk, const uint32_t *
     return moves;
 }
 
+/* This thread's buckets hold sk[first, first + sum): walked (walk_buckets); false, every
+ * thread, where a thread gave up. Ends with a barrier. */
+template <class B>
+__device__ __forceinline__ bool sort_thread_buckets(B *sk, uint32_t first, uint32_t sum) {
+    return !__syncthreads_or(walk_buckets<false>(sk, nullptr, first, first + sum) > kMovesThread);
+}
+
+/* A thread whose buckets hold more keys than this (24 on average; about 50 at most, by estimate,
+ * over a uniform tile's 512 threads) makes its tile take sort_marked_buckets: many copies of a few
+ * values spread over linear buckets (normal keys: a tile of 12288 keys spans about a dozen
+ * values, a thousand copies each, far apart), which one thread would walk a key at a time
+ * while the block waited. */
+constexpr uint32_t kHeavyThread = 128;
+
 /* sort_thread_buckets for a tile with heavy threads: the block first marks, a place each
  * (balanced), the places whose key is below the one before it, a bit each in `breaks`
- * (kCap / 32 words); then each thread walks its places with walk_marked. A tile of many
+ * (kCap / 32 words); then each thread walks its places skipping to the marks. A tile of many
  * copies (each bucket one value) has no marks, and its walks cost a load a run. */
 template <class B>
 __device__ __forceinline__ bool sort_marked_buckets(B *sk, uint32_t *breaks, uint32_t first,
@@ -658,7 +649,7 @@ __device__ __forceinline__ bool sort_marked_buckets(B *sk, uint32_t *breaks, uin
         if (lane == 0) breaks[q >> 5] = marks;
     }
     __syncthreads();
-    return !__syncthreads_or(walk_marked(sk, breaks, first, first + sum) > kMovesThread);
+    return !__syncthreads_or(walk_buckets<true>(sk, breaks, first, first + sum) > kMovesThread);
 }
 
 /* A tile bucketed by value (a bucket a value, `count` holding the starts; sk zeroed) written

@@ -232,9 +232,9 @@ static void narrow_range_keys(void **state) {
 static void many_copies_far_apart(void **state) {
     (void)state;
     const uint32_t k = 40, values = 400, copies = small ? 4 : 12;
-    uint64_t *sizes = malloc(k * sizeof *sizes);
-    uint64_t n = 0;
-    for (uint32_t l = 0; l < k; l++) n += sizes[l] = values * copies + (l == 0 ? values / 2 : 0);
+    uint64_t *sizes = equal_sizes(k, values * copies);
+    sizes[0] += values / 2;
+    const uint64_t n = (uint64_t)k * values * copies + values / 2;
     uint32_t *keys = malloc(n * sizeof *keys);
     uint64_t *wide = malloc(n * sizeof *wide);
     uint64_t at = 0;
