@@ -115,6 +115,17 @@ static void ordered_bits_come_back(void **state) {
     std::sort(xs.begin(), xs.end());
     for (size_t i = 1; i < xs.size(); i++)
         assert_int_equal(xs[i - 1] < xs[i], ordered_bits(xs[i - 1]) < ordered_bits(xs[i]));
+    /* f32 too: every float but NaN comes back, -0.0 as +0.0 */
+    for (int i = 0; i < 2000; i++) {
+        float f;
+        const uint32_t w = (uint32_t)rng();
+        memcpy(&f, &w, 4);
+        if (std::isnan(f)) continue;
+        uint32_t back;
+        const float g = from_ordered_bits<float>(ordered_bits(f));
+        memcpy(&back, &g, 4);
+        assert_int_equal(back, f == 0.0f ? 0u : w);
+    }
     for (int i = 0; i < 1000; i++) {
         const uint64_t u = rng();
         assert_true(from_ordered_bits<uint64_t>(ordered_bits(u)) == u);
@@ -146,58 +157,57 @@ static void words_order_as_key_then_place(void **state) {
     (void)state;
     std::mt19937_64 rng(13);
     check_words<uint32_t>(rng);
+    check_words<float>(rng);
     check_words<uint64_t>(rng);
     check_words<double>(rng);
 }
 
-/* f64 tiles: buckets in key order over any sorted keys of the range (subnormals, spans past
- * DBL_MAX and infinities included), and a tile of uniform keys around zero spread over its
- * buckets as evenly as over any other range, where its bits would crowd them into a few. */
+/* Float tiles (f64 and f32): buckets in key order over any sorted keys of the range
+ * (subnormals, spans past DBL_MAX and infinities included), and a tile of uniform keys around
+ * zero spread over its buckets as evenly as over any other range, where its bits would crowd
+ * them into a few. */
 /* The bucket map of a tile holding xs (sorted). */
-static RealTileRange real_range(const std::vector<double> &xs) {
-    return RealTileRange(ordered_bits(xs.front()), ordered_bits(xs.back()));
+template <class K> static RealTileRange<K> real_range(const std::vector<K> &xs) {
+    return RealTileRange<K>(ordered_bits(xs.front()), ordered_bits(xs.back()));
 }
 
-static void check_real_range(std::vector<double> xs) {
+template <class K> static void check_real_range(std::vector<K> xs) {
     std::sort(xs.begin(), xs.end());
-    if (TileRange<uint64_t>::one_value(ordered_bits(xs.front()), ordered_bits(xs.back()))) return;
-    const RealTileRange r = real_range(xs);
+    if (TileRange<ordered_t<K>>::one_value(ordered_bits(xs.front()), ordered_bits(xs.back())))
+        return;
+    const RealTileRange<K> r = real_range(xs);
     uint32_t before = 0;
-    for (double x : xs) {
+    for (K x : xs) {
         const uint32_t b = r.bucket(ordered_bits(x));
-        if (b >= (uint32_t)kBuckets) fail_msg("%a in bucket %u of %d", x, b, kBuckets);
+        if (b >= (uint32_t)kBuckets) fail_msg("%a in bucket %u of %d", (double)x, b, kBuckets);
         if (b < before)
-            fail_msg("%a: buckets out of order over [%a, %a]", x, xs.front(), xs.back());
+            fail_msg("%a: buckets out of order over [%a, %a]", (double)x, (double)xs.front(),
+                     (double)xs.back());
         before = b;
     }
     assert_int_equal(r.bucket(ordered_bits(xs.front())), 0);
 }
 
-static uint32_t fullest_bucket(std::vector<double> xs) {
+template <class K> static uint32_t fullest_bucket(std::vector<K> xs) {
     std::sort(xs.begin(), xs.end());
-    const RealTileRange r = real_range(xs);
+    const RealTileRange<K> r = real_range(xs);
     std::vector<uint32_t> load(kBuckets);
     uint32_t most = 0;
-    for (double x : xs) most = std::max(most, ++load[r.bucket(ordered_bits(x))]);
+    for (K x : xs) most = std::max(most, ++load[r.bucket(ordered_bits(x))]);
     return most;
 }
 
-static void real_buckets_follow_values(void **state) {
-    (void)state;
+/* ranges[i] = {low, high}, of K's finite or infinite values */
+template <class K> static void check_real_buckets(const K (*ranges)[2], size_t count) {
     std::mt19937_64 rng(17);
-    const double inf = std::numeric_limits<double>::infinity();
-    const double dmax = std::numeric_limits<double>::max();
-    const double sub = std::numeric_limits<double>::denorm_min();
-    const double ranges[][2] = {{-1.0, 1.0},      {0.0, 1.0},        {1.0, 2.0},  {-dmax, dmax},
-                                {0.0, 1e4 * sub}, {sub, 1e-300},     {-inf, inf}, {1e-310, 1.0},
-                                {-1e-5, 1e-5},    {0.5, 0.5 + 1e-12}};
-    for (const auto &range : ranges) {
-        std::vector<double> xs = {range[0], range[1]};
-        std::uniform_real_distribution<double> u(std::max(range[0], -dmax),
-                                                 std::min(range[1], dmax));
-        for (int i = 0; i < 3000; i++) {
-            const double x = u(rng);
-            xs.push_back(std::isfinite(x) ? x : 0.0);
+    const double kmax = std::numeric_limits<K>::max();
+    for (size_t i = 0; i < count; i++) {
+        std::vector<K> xs = {ranges[i][0], ranges[i][1]};
+        std::uniform_real_distribution<double> u(std::max((double)ranges[i][0], -kmax),
+                                                 std::min((double)ranges[i][1], kmax));
+        for (int j = 0; j < 3000; j++) {
+            const K x = (K)u(rng);
+            xs.push_back(std::isfinite(x) ? x : (K)0);
         }
         check_real_range(xs);
     }
@@ -205,11 +215,29 @@ static void real_buckets_follow_values(void **state) {
      * a handful, as uniform keys over [1, 2) do; over their bits, thousands */
     for (double a : {-7.5e-5, 1.0}) {
         std::uniform_real_distribution<double> u(a, a == 1.0 ? 2.0 : -a);
-        std::vector<double> xs(12288);
-        for (double &x : xs) x = u(rng);
+        std::vector<K> xs(12288);
+        for (K &x : xs) x = (K)u(rng);
         const uint32_t most = fullest_bucket(xs);
         if (most > 12) fail_msg("uniform keys from %a: %u in one bucket", a, most);
     }
+}
+
+static void real_buckets_follow_values(void **state) {
+    (void)state;
+    const double inf = std::numeric_limits<double>::infinity();
+    const double dmax = std::numeric_limits<double>::max();
+    const double sub = std::numeric_limits<double>::denorm_min();
+    const double ranges[][2] = {{-1.0, 1.0},      {0.0, 1.0},        {1.0, 2.0},  {-dmax, dmax},
+                                {0.0, 1e4 * sub}, {sub, 1e-300},     {-inf, inf}, {1e-310, 1.0},
+                                {-1e-5, 1e-5},    {0.5, 0.5 + 1e-12}};
+    check_real_buckets<double>(ranges, sizeof ranges / sizeof ranges[0]);
+    const float finf = std::numeric_limits<float>::infinity();
+    const float fmax = std::numeric_limits<float>::max();
+    const float fsub = std::numeric_limits<float>::denorm_min();
+    const float franges[][2] = {
+        {-1.0f, 1.0f},  {0.0f, 1.0f},  {1.0f, 2.0f},   {-fmax, fmax},   {0.0f, 1e4f * fsub},
+        {fsub, 1e-30f}, {-finf, finf}, {1e-40f, 1.0f}, {-1e-5f, 1e-5f}, {0.5f, 0.5f + 1e-6f}};
+    check_real_buckets<float>(franges, sizeof franges / sizeof franges[0]);
 }
 
 /* A tile after its scatter: buckets of ascending key ranges, each `distinct` values wide at

@@ -37,14 +37,12 @@ __host__ __device__ inline uint64_t ordered_bits(double x) {
     return (u >> 63) ? ~u : u | 0x8000000000000000ull;
 }
 
-/* ordered_bits undone, for the 4-byte integer keys and the 8-byte ones (of -0.0 it gives
- * +0.0, whose bits ordered_bits gives it). */
+/* ordered_bits undone (of -0.0 it gives +0.0, whose bits ordered_bits gives it). */
 template <class K> __host__ __device__ inline K from_ordered_bits(ordered_t<K> u) {
-    static_assert(std::is_integral<K>::value || sizeof(K) == 8,
-                  "4-byte integer keys, u64 or f64 keys");
     if constexpr (std::is_floating_point<K>::value) {
-        const uint64_t sign = 0x8000000000000000ull;
-        const uint64_t raw = (u & sign) ? u ^ sign : ~u;
+        using B = ordered_t<K>;
+        const B sign = (B)1 << (8 * sizeof(B) - 1);
+        const B raw = (u & sign) ? u ^ sign : ~u;
         K x;
         memcpy(&x, &raw, sizeof x);
         return x;

@@ -483,8 +483,8 @@ template <class K> constexpr bool sorts_as_keys() {
 }
 
 /* Where the one-pass value split (value_split.cuh) merges: 4-byte integer keys alone, up to
- * split::kMaxLists lists, where it beats the other methods (u64 and f64 keys alone only where
- * PB_MERGE_MODE=split forces it: not yet measured). H200, u32 keys alone, sizes
+ * split::kMaxLists lists, where it beats the other methods (u64 and f64 keys:
+ * split_beats_merge_wide; f32 keys: split_beats_merge_f32). H200, u32 keys alone, sizes
  * uniform, 20 runs, time against the method by size:
  *   session 37 call 3 (split forced, same call) at 2^24, 2^26, 2^27 keys: k = 16 1.69,
  *   1.68, 1.75x; k = 64 1.07, 1.13, 1.20x; k = 4096 1.23, 1.19, 1.27x (its bounds, a word
@@ -511,10 +511,18 @@ inline bool split_beats_merge(const pb_merge_args *a) {
 inline bool split_beats_merge_wide(const pb_merge_args *a) {
     return split_beats_merge(a) && a->k >= 256 && a->k <= 1024 && a->n >= (1ull << 27);
 }
+/* f32 keys where the split was measured against the method by size and won (H100, session
+ * 44, configs/tests/merge-split-f32.json: k = 256 and 1024 at 2^24, 2^26 and 2^27 keys, 1.08
+ * to 1.44x on uniform keys, 1.27 to 1.82x on normal ones). */
+inline bool split_beats_merge_f32(const pb_merge_args *a) {
+    return split_beats_merge(a) && a->k >= 256 && a->k <= 1024;
+}
 template <class K> bool use_split(const pb_merge_args *a, bool pairs, Method m) {
     if (!split::takes<K>() || pairs || a->k > split::kMaxLists) return false;
     if (m == kBySplit) return true;
-    return m == kBySize && (sizeof(K) == 4 ? split_beats_merge(a) : split_beats_merge_wide(a));
+    if (m != kBySize) return false;
+    if (sizeof(K) == 8) return split_beats_merge_wide(a);
+    return std::is_floating_point<K>::value ? split_beats_merge_f32(a) : split_beats_merge(a);
 }
 
 /* pairs: whether the launch carries values (values and out_values both set). configure:

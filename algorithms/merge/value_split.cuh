@@ -1,11 +1,11 @@
 /* A k-way merge of keys alone in one pass over the keys, for many lists: the output is cut
- * at sampled keys, not at ranks, so no tile needs a k-way search. 4-byte integer keys; u64
- * and f64 keys too (merge/path takes it for them only where PB_MERGE_MODE=split forces it:
- * on the H100 in session 42 it beat the multiway passes by 9 to 20% on uniform keys but lost
- * up to 16% on normal ones and 3% on the seed's experiment), whose (key, place) words take 128
- * bits, whose samples are sorted as (key bits, place) pairs, and whose tiles of 8-byte keys
- * leave one tile block an SM; an f64 tile holding -0.0 gives up (the whole input is then
- * radix-sorted, which takes -0.0 and +0.0 as equal).
+ * at sampled keys, not at ranks, so no tile needs a k-way search. 4-byte integer keys; f32
+ * keys (only where PB_MERGE_MODE=split forces it); u64 and f64 keys too (merge/path takes it
+ * for them from 256 to 1024 lists and 2^27 keys, where it won on the H100 in session 43:
+ * split_beats_merge_wide), whose (key, place) words take 128 bits, whose samples are sorted
+ * as (key bits, place) pairs, and whose tiles of 8-byte keys leave one tile block an SM; a
+ * float tile holding -0.0 sorts its zeros as equal keys and then writes their own bits again
+ * in the stable order (write_zero_signs).
  *
  *  1. sample_kernel: every S-th key of the concatenation (S from k, sample_stride), and a
  *     CUB radix sort of those samples.
@@ -72,12 +72,9 @@ constexpr int kBoundsThreads = 256;
  * memory (with a pad key every 32 words). */
 template <class K> __host__ __device__ constexpr int bounds_items() { return 128 / (int)sizeof(K); }
 
-/* 4-byte integer keys, and u64 and f64 keys (wide keys: tiles of 8-byte keys, one block an
- * SM; only where PB_MERGE_MODE=split asks). f32 is left out: a tile holding
- * -0.0 would have to give up (as an f64 tile does). */
-template <class K> constexpr bool takes() {
-    return (sizeof(K) == 4 && std::is_integral<K>::value) || sizeof(K) == 8;
-}
+/* Every key type: 4-byte keys, and u64 and f64 keys (wide keys: tiles of 8-byte keys, one
+ * block an SM). */
+template <class K> constexpr bool takes() { return sizeof(K) == 4 || sizeof(K) == 8; }
 template <class K> __host__ __device__ constexpr bool wide_keys() { return sizeof(K) == 8; }
 
 /* The most lists: a tile thread owns at most 8 (lists_a_thread). */
@@ -166,6 +163,9 @@ __device__ __forceinline__ unsigned __int128 load_word(const unsigned __int128 *
     const ulonglong2 v = __ldg(reinterpret_cast<const ulonglong2 *>(p));
     return (unsigned __int128)v.y << 64 | v.x;
 }
+/* -0.0's raw bits, for the float keys' bits B. */
+template <class B> constexpr B kNegativeZero = (B)1 << (8 * sizeof(B) - 1);
+
 /* A key's ordered bits from its raw bits (as they are copied into shared memory). */
 template <class K> __device__ __forceinline__ ordered_t<K> ordered_of_raw(ordered_t<K> raw) {
     if constexpr (std::is_floating_point<K>::value) {
@@ -737,50 +737,45 @@ template <> struct TileRange<uint64_t> {
     }
 };
 
-/* f64 keys: linear over the tile's values, not their bits, whose spacing doubles at every
- * power of two. The bits of a tile of uniform keys around zero run through some two
- * thousand binades and its keys through the top few, which crowd a few buckets and give the
- * tile up, and with it the whole input (H100, session 42: 0.26x the multiway passes; 1.09
- * to 1.11x with this map). x <= y gives (x - lo) * scale <= (y - lo) * scale under
- * rounding, so the buckets stay in key order. Linear over the bits where the range holds
- * few values, or where its span or scale would overflow (subnormal spans, whose bits are
- * linear in their values, and spans past DBL_MAX). */
-struct RealTileRange {
-    TileRange<uint64_t> bits;
+/* Float keys: linear over the tile's values (as doubles), not their bits, whose spacing
+ * doubles at every power of two. The bits of a tile of uniform keys around zero run through
+ * some two thousand binades (f64) and its keys through the top few, which crowd a few buckets
+ * and give the tile up, and with it the whole input (H100, session 42: 0.26x the multiway
+ * passes; 1.09 to 1.11x with this map). x <= y gives (x - lo) * scale <= (y - lo) * scale
+ * under rounding, so the buckets stay in key order. Linear over the bits where the range
+ * holds few values, or where its span or scale would overflow (f64 subnormal spans, whose
+ * bits are linear in their values, and spans past DBL_MAX). */
+template <class K> struct RealTileRange {
+    using B = ordered_t<K>;
+    TileRange<B> bits;
     bool by_value; /* as TileRange's: a bucket a value */
     bool by_bits;  /* by_value, or a scale that over- or underflowed */
     double lo, scale;
-    __host__ __device__ RealTileRange(uint64_t lo_, uint64_t hi)
-        : bits(lo_, hi), by_value(bits.by_value), lo(from_ordered_bits<double>(lo_)),
-          scale(kBuckets / (from_ordered_bits<double>(hi) - lo)) {
+    __host__ __device__ RealTileRange(B lo_, B hi)
+        : bits(lo_, hi), by_value(bits.by_value), lo((double)from_ordered_bits<K>(lo_)),
+          scale(kBuckets / ((double)from_ordered_bits<K>(hi) - lo)) {
         /* the span is positive: 0 where it passed DBL_MAX, infinite where it is subnormal */
         by_bits = by_value || !(scale > 0 && scale <= DBL_MAX);
     }
-    __host__ __device__ uint32_t bucket(uint64_t key) const {
+    __host__ __device__ uint32_t bucket(B key) const {
         if (by_bits) return bits.bucket(key);
-        const double t = (from_ordered_bits<double>(key) - lo) * scale;
+        const double t = ((double)from_ordered_bits<K>(key) - lo) * scale;
         return t < (double)(kBuckets - 1) ? (uint32_t)t : (uint32_t)(kBuckets - 1);
     }
 };
 /* The bucket map a tile of K keys uses. */
 template <class K>
-using tile_range_t = typename std::conditional<std::is_floating_point<K>::value, RealTileRange,
+using tile_range_t = typename std::conditional<std::is_floating_point<K>::value, RealTileRange<K>,
                                                TileRange<ordered_t<K>>>::type;
 
-/* Sorts a tile whose D keys (raw K bits) have landed in sk and writes it to out; false
- * (every thread) if its insertion sort would move keys too often, or (f64) if it holds a
- * -0.0, which equals +0.0 but has other bits, so that their order would show. Ends with a
- * barrier. */
+/* Sorts a tile whose D keys (raw K bits) have landed in sk and writes it to out (floats'
+ * zeros all as +0.0: the order takes -0.0 and +0.0 as equal); false (every thread) if its
+ * insertion sort would move keys too often. Ends with a barrier. */
 template <class K, uint32_t kLists, class B>
 __device__ bool sort_tile(B *sk, uint32_t *count, const TileStretches<kLists> &t,
                           TileShared<kLists, B> &sh, K *out) {
     const int th = (int)threadIdx.x;
     const uint32_t D = t.keys;
-    if constexpr (std::is_floating_point<K>::value) {
-        bool negative_zero = false;
-        for (uint32_t q = th; q < D; q += kThreads) negative_zero |= sk[q] == 0x8000000000000000ull;
-        if (__syncthreads_or(negative_zero)) return false;
-    }
     /* the tile's range: its stretches' first and last keys */
     B lo_key = ~(B)0, hi_key = 0;
     uint32_t at = t.at;
@@ -861,6 +856,54 @@ __device__ bool sort_tile(B *sk, uint32_t *count, const TileStretches<kLists> &t
     return true;
 }
 
+/* Whether a tile of float keys (raw bits in sk) holds a -0.0; false for integer keys. Every
+ * thread; a barrier for floats. */
+template <class K, class B> __device__ bool holds_negative_zero(const B *sk, uint32_t D) {
+    if constexpr (std::is_floating_point<K>::value) {
+        bool found = false;
+        for (uint32_t q = threadIdx.x; q < D; q += kThreads) found |= sk[q] == kNegativeZero<B>;
+        return __syncthreads_or(found);
+    }
+    return false;
+}
+
+/* A sorted tile of float keys that holds a -0.0 (sort_tile wrote every zero as +0.0): its
+ * zeros' own bits written again in the stable order, list by list and each list's in place
+ * order. A list is sorted, so its zeros are one run of its stretch, found by two searches in
+ * global memory, and the tile's zeros follow all its negative keys. Only tiles holding a
+ * -0.0 pay for this, where before they sent the whole input to the radix sort. */
+template <class K, uint32_t kLists, class B>
+__device__ void write_zero_signs(const K *keys, const uint64_t *offsets,
+                                 const TileStretches<kLists> &t, TileShared<kLists, B> &sh, K *o) {
+    const B zero = ordered_bits((K)0);
+    const K *src[kLists];
+    uint32_t first_zero[kLists], zeros[kLists];
+    uint32_t negatives = 0, mine = 0;
+#pragma unroll
+    for (uint32_t l = 0; l < kLists; l++) {
+        src[l] = keys;
+        if (t.len[l] != 0) /* so its list j < k */
+            src[l] += __ldg(offsets + threadIdx.x * kLists + l) + t.lo[l];
+        const K *s = src[l];
+        first_zero[l] =
+            pb::first_not(0, t.len[l], [&](uint32_t i) { return ordered_bits(s[i]) < zero; });
+        const uint32_t past = pb::first_not(first_zero[l], t.len[l],
+                                            [&](uint32_t i) { return ordered_bits(s[i]) <= zero; });
+        zeros[l] = past - first_zero[l];
+        negatives += first_zero[l];
+        mine += zeros[l];
+    }
+    using Scan = typename TileShared<kLists, B>::Scan;
+    uint32_t unused, below, rank;
+    Scan(sh.temp.scan).ExclusiveSum(negatives, unused, below);
+    __syncthreads();
+    Scan(sh.temp.scan).ExclusiveSum(mine, rank);
+    uint32_t at = below + rank;
+#pragma unroll
+    for (uint32_t l = 0; l < kLists; l++)
+        for (uint32_t i = 0; i < zeros[l]; i++) o[at++] = src[l][first_zero[l] + i];
+}
+
 /* A block a tile: copied in and sorted, or the flag raised (over kCap keys, or a sort that
  * would move keys too often). Two blocks an SM for 4-byte keys, one for 8-byte ones (their
  * tile takes 128 KB). */
@@ -880,7 +923,9 @@ __global__ __launch_bounds__(kThreads, sizeof(K) == 4 ? 2 : 1) void tile_kernel(
         copy_slots(keys, offsets, t, sk, count, sh);
         pb::wait_async_all();
         __syncthreads();
+        const bool signed_zeros = holds_negative_zero<K>(sk, t.keys);
         done = sort_tile(sk, count, t, sh, out);
+        if (done && signed_zeros) write_zero_signs(keys, offsets, t, sh, out + t.base);
     }
     if (!done && threadIdx.x == 0) atomicOr(flag, 1u);
 }

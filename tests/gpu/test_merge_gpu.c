@@ -3,7 +3,7 @@
  * k past the SM count times the sublists per list, floats with zeros of both signs, keys
  * from a narrow range, every key type with and without values, and list sizes of every
  * kind. Four times: merge/path by pairwise rounds, by multiway passes, by radix sort, then
- * by the one-pass value split (4-byte integer keys alone; the others as by size)
+ * by the one-pass value split (keys alone of every type; with values as by size)
  * (PB_MERGE_MODE), which it picks by size. */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -168,7 +168,8 @@ static uint64_t *equal_sizes(uint32_t k, uint64_t per) {
 }
 
 /* Floats whose zeros have both signs (the generator makes none): -0.0 and +0.0 are equal
- * keys, so they keep list order. */
+ * keys, so they keep list order (the value split's tiles write their zeros' bits again:
+ * write_zero_signs). */
 static void signed_zeros(void **state) {
     (void)state;
     const uint32_t k = 37;
