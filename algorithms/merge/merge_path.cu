@@ -504,12 +504,15 @@ inline bool split_beats_merge(const pb_merge_args *a) {
     if (a->k < 128 || a->n < (1ull << 24)) return false;
     return a->k <= 1024 || (a->k <= 2048 && a->n <= (1ull << 27));
 }
-/* 8-byte keys where the split was measured against the multiway passes and won (H100, session
- * 43, configs/tests/merge-split-wide.json: 2^27 keys at k = 256 and 1024, u64 and f64, 1.09 to
- * 1.19x on uniform keys, 1.83 to 2.11x on normal ones); the seed's experiment (k = 1024, about
- * 10^8 keys) lost 3% there, so smaller inputs keep the multiway passes. */
+/* 8-byte keys where the split was measured against the multiway passes and won: H100,
+ * session 43 (configs/tests/merge-split-wide.json), 2^27 keys at k = 256 and 1024, u64 and
+ * f64, 1.09 to 1.19x on uniform keys, 1.83 to 2.11x on normal ones; session 44
+ * (configs/tests/merge-split-wide-sizes.json, 10 cold runs), 2^24 to 2^26 keys at k = 256 and
+ * 1024, 1.006 to 1.17x on uniform keys, 1.26 to 2.01x on normal ones, and the seed's
+ * experiment (k = 1024, about 10^8 keys, lists from 1 key) 1.06x once the bounds walk
+ * searched past two rows (0.97x before). */
 inline bool split_beats_merge_wide(const pb_merge_args *a) {
-    return split_beats_merge(a) && a->k >= 256 && a->k <= 1024 && a->n >= (1ull << 27);
+    return split_beats_merge(a) && a->k >= 256 && a->k <= 1024;
 }
 /* f32 keys where the split was measured against the method by size and won (H100, session
  * 44, configs/tests/merge-split-f32.json: k = 256 and 1024 at 2^24, 2^26 and 2^27 keys, 1.08

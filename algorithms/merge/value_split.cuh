@@ -1,7 +1,7 @@
 /* A k-way merge of keys alone in one pass over the keys, for many lists: the output is cut
  * at sampled keys, not at ranks, so no tile needs a k-way search. 4-byte integer keys; f32
- * keys (only where PB_MERGE_MODE=split forces it); u64 and f64 keys too (merge/path takes it
- * for them from 256 to 1024 lists and 2^27 keys, where it won on the H100 in session 43:
+ * keys; u64 and f64 keys too (merge/path takes them from 256 to 1024 lists, f32 and 8-byte
+ * keys from 2^24 keys, where it won on the H100 in sessions 43 and 44: split_beats_merge_f32,
  * split_beats_merge_wide), whose (key, place) words take 128 bits, whose samples are sorted
  * as (key bits, place) pairs, and whose tiles of 8-byte keys leave one tile block an SM; a
  * float tile holding -0.0 sorts its zeros as equal keys and then writes their own bits again
@@ -231,6 +231,39 @@ __global__ void empty_lists_kernel(const uint64_t *offsets, uint32_t k, uint32_t
  * (results/h200/session38-call4-merge-split-rule-ab*). */
 constexpr uint32_t kSearchRowsMost = 8 * kBoundsThreads;
 
+/* Rows c + 1 on of a list's column (col) whose splitters lie at or below word (splitter
+ * c + 1 does), each set to place `local`; returns the last of them. A key of a short list
+ * crosses many rows (a list of one key in the middle of the range, half of them), and a load
+ * a row, each waiting for the one before, left one thread walking thousands of rows while its
+ * block held the kernel's end (H100, session 44: 1.25 ms of the bounds kernel in two merges
+ * of the seed's experiment, whose lists start at one key). So this gallops up from c + 1 and
+ * then halves: about 2 log2 of the rows crossed loads. Not inlined: walk_bounds calls it only
+ * for a key past two rows, in a loop it unrolls 16 times. 8-byte keys only: with 4-byte keys
+ * (32 a thread) the same made the bounds kernel 10 to 22% slower where no key crossed many
+ * rows (2^24 and 2^26 u32 keys in lists of sizes uniform: whole merges 3.2 and 1.5% slower;
+ * not explained), though it took the merge of 2^26 u32 keys drawn sorted 31% less time (H100,
+ * session 44, configs/tests/merge-split-walk-rows.json). */
+template <class Word>
+__device__ __noinline__ int64_t search_rows(const Word *spl, uint32_t tiles, Word word,
+                                            uint32_t *col, int64_t c, uint32_t local) {
+    int64_t lo = c + 1, step = 1, hi = lo + 1; /* splitter lo <= word; row `tiles` is above */
+    while (hi < (int64_t)tiles && load_word(spl + hi) <= word) {
+        lo = hi;
+        step *= 2;
+        hi = lo + step;
+    }
+    if (hi > (int64_t)tiles) hi = tiles;
+    while (hi - lo > 1) { /* splitter lo <= word < splitter hi */
+        const int64_t mid = lo + (hi - lo) / 2;
+        if (load_word(spl + mid) <= word)
+            lo = mid;
+        else
+            hi = mid;
+    }
+    for (int64_t r = c + 1; r <= lo; r++) col[r] = local;
+    return lo;
+}
+
 /* Each thread walks kBoundsItems consecutive keys (x(q), from g0 on): the rows r whose
  * splitter lies above the key before and at or below this one get this key's place in its
  * list; a list's first key takes row 0 up, and past its last key the remaining rows take
@@ -261,10 +294,22 @@ walk_bounds(const K *keys, uint64_t n, uint64_t g0, const uint64_t *offsets, uin
             next = splitter(1);
         }
         const word_t<K> word = key_word<K>(x(q), g);
-        while (next <= word) {
-            c++;
-            col[c] = local;
-            next = splitter(c + 1);
+        if constexpr (wide_keys<K>()) {
+            if (next <= word) { /* a row crossed, as for most keys that cross any */
+                c++;
+                col[c] = local;
+                next = splitter(c + 1);
+                if (next <= word) { /* more: by a search, not a load a row */
+                    c = search_rows(spl, tiles, word, col, c, local);
+                    next = splitter(c + 1);
+                }
+            }
+        } else {
+            while (next <= word) {
+                c++;
+                col[c] = local;
+                next = splitter(c + 1);
+            }
         }
         if (g + 1 == end) { /* past the list's last key */
             const uint32_t len = (uint32_t)(end - start);
