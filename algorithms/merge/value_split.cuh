@@ -239,7 +239,7 @@ constexpr uint32_t kSearchRowsMost = 8 * kBoundsThreads;
  * of the seed's experiment, whose lists start at one key). So this gallops up from c + 1 and
  * then halves: about 2 log2 of the rows crossed loads. Not inlined: walk_bounds calls it only
  * for a key past two rows, in a loop it unrolls 16 times. 8-byte keys only: with 4-byte keys
- * (32 a thread) the same made the bounds kernel 10 to 22% slower where no key crossed many
+ * (32 a thread) the same made the bounds kernel 9 to 22% slower where no key crossed many
  * rows (2^24 and 2^26 u32 keys in lists of sizes uniform: whole merges 3.2 and 1.5% slower;
  * not explained), though it took the merge of 2^26 u32 keys drawn sorted 31% less time (H100,
  * session 44, configs/tests/merge-split-walk-rows.json). */
