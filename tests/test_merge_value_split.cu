@@ -316,6 +316,64 @@ static void marked_walks_sort_each_range(void **state) {
     check_marked_walks<uint64_t>(rng);
 }
 
+/* The bounds walk's search (last_row_at_or_below): from any row whose splitter lies at or
+ * below a word, the last such row, as a walk a row at a time finds it, in about 2 log2 of
+ * the rows crossed probes; splitters as bounds_kernel has them (0 at row 0, strictly rising
+ * sampled words, the largest word at row `tiles`), 64- and 128-bit. */
+/* Splitter r for last_row_at_or_below, counting the probes and any outside (lo, tiles]. (A
+ * __host__ __device__ functor: the search is compiled for both sides, which a host lambda
+ * is not.) */
+template <class Word> struct ProbedSplitters {
+    const Word *spl;
+    int64_t lo;
+    uint32_t tiles;
+    uint32_t *probes;
+    bool *outside;
+    __host__ __device__ Word operator()(int64_t r) const {
+        ++*probes;
+        if (r <= lo || r > (int64_t)tiles) *outside = true;
+        return spl[r];
+    }
+};
+
+template <class Word> static void check_row_search(std::mt19937_64 &rng) {
+    for (uint32_t tiles : {2u, 3u, 17u, 1000u, 8222u}) {
+        std::vector<Word> spl(tiles + 1);
+        spl[0] = 0;
+        for (uint32_t r = 1; r < tiles; r++)
+            spl[r] = spl[r - 1] + 1 + (Word)(rng() % 1000) * ((Word)1 << (8 * sizeof(Word) - 32));
+        spl[tiles] = ~(Word)0;
+        for (int i = 0; i < 300; i++) {
+            const int64_t lo = (int64_t)(rng() % tiles);
+            /* a word from splitter lo to just below the next, or one far above (many rows) */
+            const int64_t upto = i % 3 ? lo : lo + (int64_t)(rng() % (tiles - lo));
+            const Word gap = spl[upto + 1] - spl[upto];
+            const Word word = spl[upto] + (Word)(rng() % 2 ? 0 : (uint64_t)(gap - 1));
+            int64_t walked = lo;
+            while (spl[walked + 1] <= word) walked++;
+            uint32_t probes = 0;
+            bool outside = false;
+            const int64_t found = last_row_at_or_below(
+                lo, tiles, word, ProbedSplitters<Word>{spl.data(), lo, tiles, &probes, &outside});
+            if (outside)
+                fail_msg("tiles %u, from row %lld: a probe outside its rows", tiles, (long long)lo);
+            if (found != walked)
+                fail_msg("tiles %u, from row %lld: row %lld, walking finds %lld", tiles,
+                         (long long)lo, (long long)found, (long long)walked);
+            const uint32_t rows = (uint32_t)(walked - lo) + 1;
+            if (probes > 2 * (uint32_t)std::ceil(std::log2(rows + 1.0)) + 1)
+                fail_msg("%u probes for %u rows", probes, rows);
+        }
+    }
+}
+
+static void row_search_finds_what_the_walk_finds(void **state) {
+    (void)state;
+    std::mt19937_64 rng(47);
+    check_row_search<unsigned long long>(rng);
+    check_row_search<unsigned __int128>(rng);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(marked_walks_sort_each_range),
@@ -323,6 +381,7 @@ int main(void) {
         cmocka_unit_test(ordered_bits_come_back),
         cmocka_unit_test(words_order_as_key_then_place),
         cmocka_unit_test(real_buckets_follow_values),
+        cmocka_unit_test(row_search_finds_what_the_walk_finds),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

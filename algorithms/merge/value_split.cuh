@@ -231,23 +231,15 @@ __global__ void empty_lists_kernel(const uint64_t *offsets, uint32_t k, uint32_t
  * (results/h200/session38-call4-merge-split-rule-ab*). */
 constexpr uint32_t kSearchRowsMost = 8 * kBoundsThreads;
 
-/* Rows c + 1 on of a list's column (col) whose splitters lie at or below word (splitter
- * c + 1 does), each set to place `local`; returns the last of them. A key of a short list
- * crosses many rows (a list of one key in the middle of the range, half of them), and a load
- * a row, each waiting for the one before, left one thread walking thousands of rows while its
- * block held the kernel's end (H100, session 44: 1.25 ms of the bounds kernel in two merges
- * of the seed's experiment, whose lists start at one key). So this gallops up from c + 1 and
- * then halves: about 2 log2 of the rows crossed loads. Not inlined: walk_bounds calls it only
- * for a key past two rows, in a loop it unrolls 16 times. 8-byte keys only: with 4-byte keys
- * (32 a thread) the same made the bounds kernel 9 to 22% slower where no key crossed many
- * rows (2^24 and 2^26 u32 keys in lists of sizes uniform: whole merges 3.2 and 1.5% slower;
- * not explained), though it took the merge of 2^26 u32 keys drawn sorted 31% less time (H100,
- * session 44, configs/tests/merge-split-walk-rows.json). */
-template <class Word>
-__device__ __noinline__ int64_t search_rows(const Word *spl, uint32_t tiles, Word word,
-                                            uint32_t *col, int64_t c, uint32_t local) {
-    int64_t lo = c + 1, step = 1, hi = lo + 1; /* splitter lo <= word; row `tiles` is above */
-    while (hi < (int64_t)tiles && load_word(spl + hi) <= word) {
+/* The last row at or above lo whose splitter lies at or below word (splitter lo does, and
+ * splitter `tiles` lies above every word): up from lo by doubling steps, then by halving,
+ * about 2 log2 of the rows crossed probes. at(r): splitter r. On the host too, for
+ * tests/test_merge_value_split.cu. */
+template <class Word, class SplitterAt>
+__host__ __device__ inline int64_t last_row_at_or_below(int64_t lo, uint32_t tiles, Word word,
+                                                        SplitterAt at) {
+    int64_t step = 1, hi = lo + 1;
+    while (hi < (int64_t)tiles && at(hi) <= word) {
         lo = hi;
         step *= 2;
         hi = lo + step;
@@ -255,13 +247,33 @@ __device__ __noinline__ int64_t search_rows(const Word *spl, uint32_t tiles, Wor
     if (hi > (int64_t)tiles) hi = tiles;
     while (hi - lo > 1) { /* splitter lo <= word < splitter hi */
         const int64_t mid = lo + (hi - lo) / 2;
-        if (load_word(spl + mid) <= word)
+        if (at(mid) <= word)
             lo = mid;
         else
             hi = mid;
     }
-    for (int64_t r = c + 1; r <= lo; r++) col[r] = local;
     return lo;
+}
+
+/* Rows c + 1 on of a list's column (col) whose splitters lie at or below word (splitter
+ * c + 1 does), each set to place `local`; returns the last of them. A key of a short list
+ * crosses many rows (a list of one key in the middle of the range, half of them), and a load
+ * a row, each waiting for the one before, left one thread walking thousands of rows while its
+ * block held the kernel's end (H100, session 44: 1.25 ms of the bounds kernel in two merges
+ * of the seed's experiment, whose lists start at one key). So the rows are found by
+ * last_row_at_or_below. Not inlined: walk_bounds calls it only for a key past two rows, in a
+ * loop it unrolls 16 times. 8-byte keys only: with 4-byte keys (32 a thread) the same made
+ * the bounds kernel 9 to 22% slower where no key crossed many rows (2^24 and 2^26 u32 keys in
+ * lists of sizes uniform: whole merges 3.2 and 1.5% slower; not explained), though it took
+ * the merge of 2^26 u32 keys drawn sorted 31% less time (H100, session 44,
+ * configs/tests/merge-split-walk-rows.json). */
+template <class Word>
+__device__ __noinline__ int64_t search_rows(const Word *spl, uint32_t tiles, Word word,
+                                            uint32_t *col, int64_t c, uint32_t local) {
+    const int64_t last =
+        last_row_at_or_below(c + 1, tiles, word, [&](int64_t r) { return load_word(spl + r); });
+    for (int64_t r = c + 1; r <= last; r++) col[r] = local;
+    return last;
 }
 
 /* Each thread walks kBoundsItems consecutive keys (x(q), from g0 on): the rows r whose
