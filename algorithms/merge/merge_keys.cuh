@@ -37,12 +37,14 @@ __host__ __device__ inline uint64_t ordered_bits(double x) {
     return (u >> 63) ? ~u : u | 0x8000000000000000ull;
 }
 
+/* The top bit of B: a float's sign, and -0.0's raw bits. */
+template <class B> constexpr B kSignBit = (B)1 << (8 * sizeof(B) - 1);
+
 /* ordered_bits undone (of -0.0 it gives +0.0, whose bits ordered_bits gives it). */
 template <class K> __host__ __device__ inline K from_ordered_bits(ordered_t<K> u) {
     if constexpr (std::is_floating_point<K>::value) {
         using B = ordered_t<K>;
-        const B sign = (B)1 << (8 * sizeof(B) - 1);
-        const B raw = (u & sign) ? u ^ sign : ~u;
+        const B raw = (u & kSignBit<B>) ? u ^ kSignBit<B> : ~u;
         K x;
         memcpy(&x, &raw, sizeof x);
         return x;

@@ -483,8 +483,8 @@ template <class K> constexpr bool sorts_as_keys() {
 }
 
 /* Where the one-pass value split (value_split.cuh) merges: 4-byte integer keys alone, up to
- * split::kMaxLists lists, where it beats the other methods (u64 and f64 keys:
- * split_beats_merge_wide; f32 keys: split_beats_merge_f32). H200, u32 keys alone, sizes
+ * split::kMaxLists lists, where it beats the other methods (f32, u64 and f64 keys:
+ * split_beats_merge_measured). H200, u32 keys alone, sizes
  * uniform, 20 runs, time against the method by size:
  *   session 37 call 3 (split forced, same call) at 2^24, 2^26, 2^27 keys: k = 16 1.69,
  *   1.68, 1.75x; k = 64 1.07, 1.13, 1.20x; k = 4096 1.23, 1.19, 1.27x (its bounds, a word
@@ -504,28 +504,25 @@ inline bool split_beats_merge(const pb_merge_args *a) {
     if (a->k < 128 || a->n < (1ull << 24)) return false;
     return a->k <= 1024 || (a->k <= 2048 && a->n <= (1ull << 27));
 }
-/* 8-byte keys where the split was measured against the multiway passes and won: H100,
- * session 43 (configs/tests/merge-split-wide.json), 2^27 keys at k = 256 and 1024, u64 and
- * f64, 1.09 to 1.19x on uniform keys, 1.83 to 2.11x on normal ones; session 44
- * (configs/tests/merge-split-wide-sizes.json, 10 cold runs), 2^24 to 2^26 keys at k = 256 and
- * 1024, 1.006 to 1.17x on uniform keys, 1.26 to 2.01x on normal ones, and the seed's
- * experiment (k = 1024, about 10^8 keys, lists from 1 key) 1.06x once the bounds walk
- * searched past two rows (0.97x before). */
-inline bool split_beats_merge_wide(const pb_merge_args *a) {
-    return split_beats_merge(a) && a->k >= 256 && a->k <= 1024;
-}
-/* f32 keys where the split was measured against the method by size and won (H100, session
- * 44, configs/tests/merge-split-f32.json: k = 256 and 1024 at 2^24, 2^26 and 2^27 keys, 1.08
- * to 1.44x on uniform keys, 1.27 to 1.82x on normal ones). */
-inline bool split_beats_merge_f32(const pb_merge_args *a) {
+/* f32, u64 and f64 keys alone: where the split was measured against the other methods and
+ * won, 256 to 1024 lists from 2^24 keys (the wider range of 4-byte integer keys was not
+ * measured for them). H100, 10 to 20 cold runs: session 43
+ * (configs/tests/merge-split-wide.json), u64 and f64 at 2^27 keys, k = 256 and 1024, against
+ * the multiway passes: 1.09 to 1.19x on uniform keys, 1.83 to 2.11x on normal ones; session 44
+ * (configs/tests/merge-split-wide-sizes.json) at 2^24 to 2^26 keys: 1.006 to 1.17x uniform,
+ * 1.26 to 2.01x normal, and the seed's experiment (k = 1024, about 10^8 keys, lists from 1
+ * key) 1.06x once the bounds walk searched past two rows (0.97x before); session 44
+ * (configs/tests/merge-split-f32.json), f32 at 2^24 to 2^27 keys against the method by size:
+ * 1.08 to 1.44x uniform, 1.27 to 1.82x normal. */
+inline bool split_beats_merge_measured(const pb_merge_args *a) {
     return split_beats_merge(a) && a->k >= 256 && a->k <= 1024;
 }
 template <class K> bool use_split(const pb_merge_args *a, bool pairs, Method m) {
     if (!split::takes<K>() || pairs || a->k > split::kMaxLists) return false;
     if (m == kBySplit) return true;
     if (m != kBySize) return false;
-    if (sizeof(K) == 8) return split_beats_merge_wide(a);
-    return std::is_floating_point<K>::value ? split_beats_merge_f32(a) : split_beats_merge(a);
+    return sizeof(K) == 4 && std::is_integral<K>::value ? split_beats_merge(a)
+                                                        : split_beats_merge_measured(a);
 }
 
 /* pairs: whether the launch carries values (values and out_values both set). configure:

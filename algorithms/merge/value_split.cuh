@@ -1,11 +1,11 @@
 /* A k-way merge of keys alone in one pass over the keys, for many lists: the output is cut
- * at sampled keys, not at ranks, so no tile needs a k-way search. 4-byte integer keys; f32
- * keys; u64 and f64 keys too (merge/path takes them from 256 to 1024 lists, f32 and 8-byte
- * keys from 2^24 keys, where it won on the H100 in sessions 43 and 44: split_beats_merge_f32,
- * split_beats_merge_wide), whose (key, place) words take 128 bits, whose samples are sorted
- * as (key bits, place) pairs, and whose tiles of 8-byte keys leave one tile block an SM; a
- * float tile holding -0.0 sorts its zeros as equal keys and then writes their own bits again
- * in the stable order (write_zero_signs).
+ * at sampled keys, not at ranks, so no tile needs a k-way search. 4-byte integer keys; f32,
+ * u64 and f64 keys too (merge/path takes them from 256 to 1024 lists and 2^24 keys, where it
+ * won on the H100 in sessions 43 and 44: split_beats_merge_measured), whose (key, place) words
+ * take 128 bits for 8-byte keys, whose samples are then sorted as (key bits, place) pairs, and
+ * whose tiles of 8-byte keys leave one tile block an SM; a float tile holding -0.0 sorts its
+ * zeros as equal keys and then writes their own bits again in the stable order
+ * (write_zero_signs).
  *
  *  1. sample_kernel: every S-th key of the concatenation (S from k, sample_stride), and a
  *     CUB radix sort of those samples.
@@ -141,6 +141,7 @@ __host__ __device__ inline uint32_t column_words(uint32_t tiles) { return (tiles
 
 #ifdef __CUDACC__
 using pb::merge::from_ordered_bits;
+using pb::merge::kSignBit;
 using pb::merge::ordered_bits;
 using pb::merge::ordered_t;
 
@@ -163,9 +164,6 @@ __device__ __forceinline__ unsigned __int128 load_word(const unsigned __int128 *
     const ulonglong2 v = __ldg(reinterpret_cast<const ulonglong2 *>(p));
     return (unsigned __int128)v.y << 64 | v.x;
 }
-/* -0.0's raw bits, for the float keys' bits B. */
-template <class B> constexpr B kNegativeZero = (B)1 << (8 * sizeof(B) - 1);
-
 /* A key's ordered bits from its raw bits (as they are copied into shared memory). */
 template <class K> __device__ __forceinline__ ordered_t<K> ordered_of_raw(ordered_t<K> raw) {
     if constexpr (std::is_floating_point<K>::value) {
@@ -913,12 +911,13 @@ __device__ bool sort_tile(B *sk, uint32_t *count, const TileStretches<kLists> &t
     return true;
 }
 
-/* Whether a tile of float keys (raw bits in sk) holds a -0.0; false for integer keys. Every
+/* Whether a tile of float keys (raw bits in sk) holds a -0.0 (raw bits: the sign bit alone);
+ * false for integer keys. Every
  * thread; a barrier for floats. */
 template <class K, class B> __device__ bool holds_negative_zero(const B *sk, uint32_t D) {
     if constexpr (std::is_floating_point<K>::value) {
         bool found = false;
-        for (uint32_t q = threadIdx.x; q < D; q += kThreads) found |= sk[q] == kNegativeZero<B>;
+        for (uint32_t q = threadIdx.x; q < D; q += kThreads) found |= sk[q] == kSignBit<B>;
         return __syncthreads_or(found);
     }
     return false;
