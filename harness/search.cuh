@@ -41,6 +41,21 @@ __host__ __device__ inline uint32_t first_not(uint32_t lo, uint32_t hi, Below be
     return lo;
 }
 
+/* first_not for an answer expected near lo: probes lo, lo + 2, lo + 6, lo + 14, ... (steps
+ * doubling) until one is not below or the next would pass hi, then first_not over the last
+ * step: about 2 log2 of the distance probes, not log2 of the range (the value split's bounds
+ * walk, where a key of a short list lies above a run of splitters from the last one it
+ * passed). */
+template <class Below>
+__host__ __device__ inline uint32_t first_not_galloping(uint32_t lo, uint32_t hi, Below below) {
+    for (uint64_t step = 1;; step *= 2) {
+        if (hi - lo < step) return first_not(lo, hi, below);
+        const uint32_t probe = lo + (uint32_t)step - 1;
+        if (!below(probe)) return first_not(lo, probe, below);
+        lo = probe + 1;
+    }
+}
+
 /* A search by g lanes for the first position in [lo, hi] where a monotone predicate holds
  * (hi itself counting as holding): lane j tests kary_probe(lo, step, j), positions from hi
  * on count as holding, and f, the number of lanes that found it false (a prefix), narrows

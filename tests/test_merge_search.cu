@@ -10,6 +10,7 @@
 #include <stdlib.h>
 
 #include <algorithm>
+#include <cmath>
 #include <vector>
 
 extern "C" {
@@ -208,6 +209,43 @@ static void first_not_is_lower_bound(void **state) {
     }
 }
 
+/* first_not_galloping against first_not, on the same keys, every sub-range and every v, and
+ * within 2 ceil(log2(distance + 1)) + 1 probes of the answer's distance from lo. */
+struct CountedKeyBelow {
+    const uint32_t *keys;
+    uint32_t v;
+    uint32_t *probes;
+    __host__ __device__ bool operator()(uint32_t i) const {
+        ++*probes;
+        return keys[i] < v;
+    }
+};
+static void galloping_is_first_not(void **state) {
+    (void)state;
+    srand(7);
+    for (int trial = 0; trial < 100; trial++) {
+        std::vector<uint32_t> keys(rand() % 70);
+        uint32_t at = (uint32_t)(rand() % 5);
+        for (auto &x : keys) {
+            x = at;
+            at += rand() % 3 == 0 ? 0 : (uint32_t)(rand() % 6);
+        }
+        const uint32_t n = (uint32_t)keys.size();
+        for (uint32_t lo = 0; lo <= n; lo++)
+            for (uint32_t hi = lo; hi <= n; hi++)
+                for (uint32_t v = 0; v <= at + 2; v++) {
+                    const uint32_t want = pb::first_not(lo, hi, KeyBelow{keys.data(), v});
+                    uint32_t probes = 0;
+                    assert_int_equal(
+                        pb::first_not_galloping(lo, hi, CountedKeyBelow{keys.data(), v, &probes}),
+                        want);
+                    const uint32_t most = 2 * (uint32_t)std::ceil(std::log2(want - lo + 1.0)) + 1;
+                    if (probes > most)
+                        fail_msg("[%u, %u) for %u: %u probes, answer %u", lo, hi, v, probes, want);
+                }
+    }
+}
+
 /* last_at_or_below against std::upper_bound, on starts with runs of equal entries (empty
  * pairs or groups), for every x from the first start to past the last. */
 static void last_start_at_or_below(void **state) {
@@ -248,6 +286,7 @@ int main(void) {
         cmocka_unit_test(ceil_log2_is_least_power),
         cmocka_unit_test(kary_search_is_lower_bound),
         cmocka_unit_test(first_not_is_lower_bound),
+        cmocka_unit_test(galloping_is_first_not),
         cmocka_unit_test(kary_upper_bound_is_last_at_or_below),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

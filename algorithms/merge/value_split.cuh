@@ -230,27 +230,14 @@ __global__ void empty_lists_kernel(const uint64_t *offsets, uint32_t k, uint32_t
 constexpr uint32_t kSearchRowsMost = 8 * kBoundsThreads;
 
 /* The last row at or above lo whose splitter lies at or below word (splitter lo does, and
- * splitter `tiles` lies above every word): up from lo by doubling steps, then by halving,
- * about 2 log2 of the rows crossed probes. at(r): splitter r. On the host too, for
- * tests/test_merge_value_split.cu. */
+ * splitter `tiles` lies above every word), by pb::first_not_galloping: about 2 log2 of the
+ * rows crossed probes. at(r): splitter r. On the host too, for tests/test_merge_value_split.cu. */
 template <class Word, class SplitterAt>
 __host__ __device__ inline int64_t last_row_at_or_below(int64_t lo, uint32_t tiles, Word word,
                                                         SplitterAt at) {
-    int64_t step = 1, hi = lo + 1;
-    while (hi < (int64_t)tiles && at(hi) <= word) {
-        lo = hi;
-        step *= 2;
-        hi = lo + step;
-    }
-    if (hi > (int64_t)tiles) hi = tiles;
-    while (hi - lo > 1) { /* splitter lo <= word < splitter hi */
-        const int64_t mid = lo + (hi - lo) / 2;
-        if (at(mid) <= word)
-            lo = mid;
-        else
-            hi = mid;
-    }
-    return lo;
+    return (int64_t)pb::first_not_galloping((uint32_t)lo + 1, tiles,
+                                            [&](uint32_t r) { return at(r) <= word; }) -
+           1;
 }
 
 /* Rows c + 1 on of a list's column (col) whose splitters lie at or below word (splitter
