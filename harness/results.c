@@ -76,12 +76,15 @@ int pb_results_write_header_columns(FILE *f, const struct pb_columns *cols) {
 void pb_row_rates(const struct pb_row *row, struct pb_rates *out) {
     const struct pb_summary *t = &row->time_ms;
     /* time in ms -> per second, scaled to 1e9: x / (ms * 1e-3) / 1e9 = x / ms / 1e6 */
+    /* A time interval reaching zero (few, noisy repetitions) bounds no rate from above: the
+     * rate's upper end is then infinite, which the output writes as an empty field. */
+    double per_fastest_ms = t->ci95_low > 0 ? 1.0 / t->ci95_low : t->ci95_low <= 0 ? INFINITY : NAN;
     out->gelem_per_s = row->elements / t->mean / 1e6;
     out->gelem_low = row->elements / t->ci95_high / 1e6;
-    out->gelem_high = row->elements / t->ci95_low / 1e6;
+    out->gelem_high = row->elements * per_fastest_ms / 1e6;
     out->gbytes_per_s = row->bytes / t->mean / 1e6;
     out->gbytes_low = row->bytes / t->ci95_high / 1e6;
-    out->gbytes_high = row->bytes / t->ci95_low / 1e6;
+    out->gbytes_high = row->bytes * per_fastest_ms / 1e6;
     out->bound_fraction =
         row->bound_gbytes_per_s > 0 ? out->gbytes_per_s / row->bound_gbytes_per_s : NAN;
 }

@@ -216,6 +216,28 @@ static void columns_are_the_union_of_the_parts_axes(void **state) {
     pb_config_free(&cfg);
 }
 
+/* Rates at the interval's ends; a time interval reaching zero bounds no rate from above,
+ * so that end is infinite (an empty field), never a negative throughput. */
+static void rates_follow_the_time_interval(void **state) {
+    (void)state;
+    struct pb_row row = {.elements = 2e6, .bytes = 8e6};
+    row.time_ms = (struct pb_summary){.count = 3, .mean = 1.0, .ci95_low = 0.5, .ci95_high = 2.0};
+    struct pb_rates r;
+    pb_row_rates(&row, &r);
+    assert_true(r.gelem_per_s == 2.0 && r.gelem_low == 1.0 && r.gelem_high == 4.0);
+    assert_true(r.gbytes_per_s == 8.0 && r.gbytes_low == 4.0 && r.gbytes_high == 16.0);
+    row.time_ms.ci95_low = -0.25;
+    pb_row_rates(&row, &r);
+    assert_true(r.gelem_low == 1.0 && isinf(r.gelem_high) && r.gelem_high > 0);
+    assert_true(isinf(r.gbytes_high) && r.gbytes_high > 0);
+    row.time_ms.ci95_low = 0.0;
+    pb_row_rates(&row, &r);
+    assert_true(isinf(r.gelem_high) && r.gelem_high > 0);
+    row.time_ms.ci95_low = row.time_ms.ci95_high = NAN; /* one repetition: no interval */
+    pb_row_rates(&row, &r);
+    assert_true(isnan(r.gelem_low) && isnan(r.gelem_high));
+}
+
 static void ordinary_config_is_its_own_single_part(void **state) {
     (void)state;
     const char *text = "{\"primitive\": \"reduce\", \"sweep\": {\"n\": [1024, 2048]}}";
@@ -335,6 +357,7 @@ int main(void) {
         cmocka_unit_test(good_suite_is_read),
         cmocka_unit_test(suite_sweep_is_every_part_in_order),
         cmocka_unit_test(columns_are_the_union_of_the_parts_axes),
+        cmocka_unit_test(rates_follow_the_time_interval),
         cmocka_unit_test(ordinary_config_is_its_own_single_part),
         cmocka_unit_test(bad_parts_are_named_by_path),
         cmocka_unit_test(nested_suites_are_refused),
