@@ -17,6 +17,7 @@ const char *const pb_dist_names[] = {
     [PB_DIST_FEW_UNIQUE] = "few-unique",
     [PB_DIST_ALL_EQUAL] = "all-equal",
     [PB_DIST_SKEWED] = "skewed",
+    [PB_DIST_SIGNED_ZEROS] = "signed-zeros",
     [PB_DIST_COUNT] = NULL,
 };
 

@@ -23,6 +23,7 @@ enum pb_dist {
     PB_DIST_FEW_UNIQUE,    /* uniform values modulo `unique` */
     PB_DIST_ALL_EQUAL,     /* one value (42), never zero */
     PB_DIST_SKEWED,        /* 90% of keys one value (ints: middle; floats: 0.25), rest uniform */
+    PB_DIST_SIGNED_ZEROS,  /* 1 key in 8 zero (floats: -0.0 or +0.0, even odds), rest uniform */
     PB_DIST_COUNT
 };
 

@@ -151,10 +151,15 @@ static inline PB_HOST_DEVICE uint64_t pb_int_sorted(const struct pb_gen_rule *r,
     return r->lo + (uint64_t)x;
 }
 
+/* The type's whole range from a hash's top bits. */
+static inline PB_HOST_DEVICE uint64_t pb_int_uniform(const struct pb_gen_rule *r, uint64_t h) {
+    return r->lo + (h >> r->uniform_shift);
+}
+
 static inline PB_HOST_DEVICE uint64_t pb_int_value(const struct pb_gen_rule *r, uint64_t i) {
     switch (r->dist) {
     case PB_DIST_UNIFORM:
-        return r->lo + (pb_elem_hash(r, i, 0) >> r->uniform_shift);
+        return pb_int_uniform(r, pb_elem_hash(r, i, 0));
     case PB_DIST_NORMAL:
     case PB_DIST_BINOMIAL: {
         double from_mid = floor(pb_spread(r, i));
@@ -184,7 +189,12 @@ static inline PB_HOST_DEVICE uint64_t pb_int_value(const struct pb_gen_rule *r, 
         if (pb_elem_hash(r, i, 0) % 10 != 0) {
             return r->lo + r->mid;
         }
-        return r->lo + (pb_elem_hash(r, i, 1) >> r->uniform_shift);
+        return pb_int_uniform(r, pb_elem_hash(r, i, 1));
+    case PB_DIST_SIGNED_ZEROS:
+        if (pb_elem_hash(r, i, 0) % 8 == 0) {
+            return 0;
+        }
+        return pb_int_uniform(r, pb_elem_hash(r, i, 1));
     default:
         return 42;
     }
@@ -203,13 +213,16 @@ static inline PB_HOST_DEVICE double pb_real_sorted(const struct pb_gen_rule *r, 
     return x;
 }
 
+/* [-1, 1) from a hash's top mantissa bits, exactly representable in the key type. */
+static inline PB_HOST_DEVICE double pb_real_uniform(const struct pb_gen_rule *r, uint64_t h) {
+    int64_t half = (int64_t)1 << (63 - r->uniform_shift);
+    return (double)((int64_t)(h >> r->uniform_shift) - half) * r->uniform_scale;
+}
+
 static inline PB_HOST_DEVICE double pb_real_value(const struct pb_gen_rule *r, uint64_t i) {
     switch (r->dist) {
-    case PB_DIST_UNIFORM: {
-        int64_t half = (int64_t)1 << (63 - r->uniform_shift);
-        return (double)((int64_t)(pb_elem_hash(r, i, 0) >> r->uniform_shift) - half) *
-               r->uniform_scale;
-    }
+    case PB_DIST_UNIFORM:
+        return pb_real_uniform(r, pb_elem_hash(r, i, 0));
     case PB_DIST_NORMAL:
     case PB_DIST_BINOMIAL:
         return pb_spread(r, i);
@@ -226,13 +239,17 @@ static inline PB_HOST_DEVICE double pb_real_value(const struct pb_gen_rule *r, u
         return pb_real_sorted(r, i);
     case PB_DIST_FEW_UNIQUE:
         return (double)pb_mulhi64(pb_elem_hash(r, i, 0), r->few_count);
-    case PB_DIST_SKEWED: {
+    case PB_DIST_SKEWED:
         if (pb_elem_hash(r, i, 0) % 10 != 0) {
             return 0.25;
         }
-        int64_t half = (int64_t)1 << (63 - r->uniform_shift);
-        return (double)((int64_t)(pb_elem_hash(r, i, 1) >> r->uniform_shift) - half) *
-               r->uniform_scale;
+        return pb_real_uniform(r, pb_elem_hash(r, i, 1));
+    case PB_DIST_SIGNED_ZEROS: {
+        uint64_t h = pb_elem_hash(r, i, 0);
+        if (h % 8 == 0) {
+            return h & 8 ? -0.0 : 0.0; /* bit 3: independent of h % 8 */
+        }
+        return pb_real_uniform(r, pb_elem_hash(r, i, 1));
     }
     default:
         return 42.0;

@@ -290,6 +290,7 @@ static void test_every_type_and_distribution_in_range(void **state) {
                     assert_true(v >= 0.0 && v < (double)unique && v == floor(v));
                     break;
                 case PB_DIST_SKEWED:
+                case PB_DIST_SIGNED_ZEROS:
                     assert_true(v >= type_min(t));
                     assert_true(is_float ? v < 1.0 : v <= type_max(t));
                     break;
@@ -581,8 +582,40 @@ static void test_skewed(void **state) {
     }
 }
 
+/* 1 key in 8 is zero; float zeros take either sign about equally often; the rest spread
+ * over the uniform range, on both sides of zero where the type has them. */
+static void test_signed_zeros(void **state) {
+    (void)state;
+    const uint64_t n = 100000;
+    for (int t = 0; t < PB_DTYPE_COUNT; t++) {
+        void *buf = generate(t, PB_DIST_SIGNED_ZEROS, n, SEED, 0, 0);
+        uint64_t zeros = 0, negative_zeros = 0, below = 0;
+        for (uint64_t i = 0; i < n; i++) {
+            double v = element_double(buf, t, i);
+            zeros += v == 0.0;
+            negative_zeros += v == 0.0 && signbit(v);
+            below += v < 0.0;
+        }
+        /* binomial(100000, 1/8): sd 105; 8-bit types add 1/256 of uniform zeros (about 340) */
+        if (!(zeros > 11800 && zeros < 13800))
+            fail_msg("%s: %llu zeros of %llu", pb_dtype_name(t), (unsigned long long)zeros,
+                     (unsigned long long)n);
+        if (pb_dtype_is_float(t)) {
+            assert_true(negative_zeros > zeros / 2 - 600 && negative_zeros < zeros / 2 + 600);
+        } else {
+            assert_int_equal(negative_zeros, 0);
+        }
+        if (pb_dtype_is_float(t) || pb_dtype_is_signed(t))
+            assert_true(below > 40000 && below < 47500); /* half of the uniform 7/8 */
+        else
+            assert_int_equal(below, 0);
+        free(buf);
+    }
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_signed_zeros),
         cmocka_unit_test(test_skewed),
         cmocka_unit_test(test_dist_names_round_trip),
         cmocka_unit_test(test_same_spec_same_bytes),
