@@ -68,6 +68,20 @@ static_assert(kCap < 65536, "a bucket's start fits 16 bits");
  * 3 a key of its 24 (two buckets of 40 distinct keys). */
 constexpr uint32_t kMovesThread = 1024;
 constexpr int kBoundsThreads = 256;
+
+/* Experiments written without a GPU (session 45), off until an A/B on one says otherwise
+ * (tools/link-variant NAME algorithms/merge/merge_path.cu -DSWITCH=1):
+ * PB_SPLIT_FIRST_KEY_SEARCH: 4-byte keys find a list's first key's rows by search_rows, not
+ *   a load a row (lists drawn sorted, or short ones, start rows past row 0; 8-byte keys
+ *   search past a key's second row anyway).
+ * PB_SPLIT_ZEROS_IN_COUNT: a float tile learns whether it holds a -0.0 while it counts its
+ *   keys, not in a pass of its own (holds_negative_zero). */
+#ifndef PB_SPLIT_FIRST_KEY_SEARCH
+#define PB_SPLIT_FIRST_KEY_SEARCH 0
+#endif
+#ifndef PB_SPLIT_ZEROS_IN_COUNT
+#define PB_SPLIT_ZEROS_IN_COUNT 0
+#endif
 /* Consecutive keys a thread of bounds_kernel walks: a block's keys fill 32 KB of shared
  * memory (with a pad key every 32 words). */
 template <class K> __host__ __device__ constexpr int bounds_items() { return 128 / (int)sizeof(K); }
@@ -289,6 +303,15 @@ walk_bounds(const K *keys, uint64_t n, uint64_t g0, const uint64_t *offsets, uin
             col[0] = 0;
             c = 0;
             next = splitter(1);
+#if PB_SPLIT_FIRST_KEY_SEARCH
+            if constexpr (!wide_keys<K>()) {
+                const word_t<K> first = key_word<K>(x(q), g);
+                if (next <= first) {
+                    c = search_rows(spl, tiles, first, col, c, local);
+                    next = splitter(c + 1);
+                }
+            }
+#endif
         }
         const word_t<K> word = key_word<K>(x(q), g);
         if constexpr (wide_keys<K>()) {
@@ -456,6 +479,9 @@ template <uint32_t kLists, class B = uint32_t> struct TileShared {
     B lo, hi;
     /* write_by_value: the bucket each warp's places start in */
     uint32_t warp_bucket[kThreads / 32];
+#if PB_SPLIT_ZEROS_IN_COUNT
+    uint32_t negative_zero; /* a float tile holds a -0.0 (sort_tile) */
+#endif
 };
 
 /* Reads tile i's rows of the bounds (a list's `column` words apart): its size and place.
@@ -567,11 +593,18 @@ __device__ void copy_slots(const K *keys, const uint64_t *offsets, const TileStr
  * (match_any), so that their atomics do not queue on one counter. */
 template <class K, bool kShared, class B, class BucketOf>
 __device__ __forceinline__ void count_keys(const B *sk, uint32_t *count, uint32_t D,
-                                           BucketOf bucket_of, B (&key)[kItems]) {
+                                           BucketOf bucket_of, B (&key)[kItems],
+                                           uint32_t *negative_zero) {
     const uint32_t lane = threadIdx.x & 31;
 #pragma unroll
     for (int r = 0; r < kItems; r++) {
         const uint32_t q = threadIdx.x + r * kThreads;
+#if PB_SPLIT_ZEROS_IN_COUNT
+        if constexpr (std::is_floating_point<K>::value)
+            if (q < D && sk[q] == kSignBit<B>) atomicOr(negative_zero, 1u); /* no race */
+#else
+        (void)negative_zero;
+#endif
         const B x = q < D ? ordered_of_raw<K>(sk[q]) : 0;
         if constexpr (!kShared) key[r] = x;
         const uint32_t b = bucket_of(x), add = 1u << (b & 1) * 16;
@@ -810,6 +843,17 @@ template <class K>
 using tile_range_t = typename std::conditional<std::is_floating_point<K>::value, RealTileRange<K>,
                                                TileRange<ordered_t<K>>>::type;
 
+/* Whether a tile of float keys (raw bits in sk) holds a -0.0 (raw bits: the sign bit alone);
+ * false for integer keys. Every thread; a barrier for floats. */
+template <class K, class B> __device__ bool holds_negative_zero(const B *sk, uint32_t D) {
+    if constexpr (std::is_floating_point<K>::value) {
+        bool found = false;
+        for (uint32_t q = threadIdx.x; q < D; q += kThreads) found |= sk[q] == kSignBit<B>;
+        return __syncthreads_or(found);
+    }
+    return false;
+}
+
 /* Sorts a tile whose D keys (raw K bits) have landed in sk and writes it to out (floats'
  * zeros all as +0.0: the order takes -0.0 and +0.0 as equal); false (every thread) if its
  * insertion sort would move keys too often. Ends with a barrier. */
@@ -835,12 +879,18 @@ __device__ bool sort_tile(B *sk, uint32_t *count, const TileStretches<kLists> &t
     if (th == 0) {
         sh.lo = lo_all;
         sh.hi = hi_all;
+#if PB_SPLIT_ZEROS_IN_COUNT
+        sh.negative_zero = 0;
+#endif
     }
     for (int w = th; w < kCounterWords; w += kThreads) count[w] = 0;
     __syncthreads();
     const B lo = sh.lo;
     K *o = out + t.base;
     if (TileRange<B>::one_value(lo, sh.hi)) { /* one key value: no sort */
+#if PB_SPLIT_ZEROS_IN_COUNT
+        if (holds_negative_zero<K>(sk, D) && th == 0) sh.negative_zero = 1;
+#endif
         for (uint32_t q = th; q < D; q += kThreads) o[q] = from_ordered_bits<K>(lo);
         __syncthreads();
         return true;
@@ -852,10 +902,15 @@ __device__ bool sort_tile(B *sk, uint32_t *count, const TileStretches<kLists> &t
     /* A tile bucketed by value may hold many copies of a key, whose atomics on one counter
      * would queue: there the lanes of a warp that share a bucket add once, together. */
     B key[kItems];
+#if PB_SPLIT_ZEROS_IN_COUNT
+    uint32_t *negative_zero = &sh.negative_zero;
+#else
+    uint32_t *negative_zero = nullptr;
+#endif
     if (by_value)
-        count_keys<K, true>(sk, count, D, bucket_of, key);
+        count_keys<K, true>(sk, count, D, bucket_of, key, negative_zero);
     else
-        count_keys<K, false>(sk, count, D, bucket_of, key);
+        count_keys<K, false>(sk, count, D, bucket_of, key, negative_zero);
     __syncthreads();
     if (by_value) /* for write_by_value's marks: the keys are counted, and not needed again */
         for (uint32_t q = th; q < D; q += kThreads) sk[q] = 0;
@@ -898,43 +953,43 @@ __device__ bool sort_tile(B *sk, uint32_t *count, const TileStretches<kLists> &t
     return true;
 }
 
-/* Whether a tile of float keys (raw bits in sk) holds a -0.0 (raw bits: the sign bit alone);
- * false for integer keys. Every
- * thread; a barrier for floats. */
-template <class K, class B> __device__ bool holds_negative_zero(const B *sk, uint32_t D) {
-    if constexpr (std::is_floating_point<K>::value) {
-        bool found = false;
-        for (uint32_t q = threadIdx.x; q < D; q += kThreads) found |= sk[q] == kSignBit<B>;
-        return __syncthreads_or(found);
+/* A list's zeros in its stretch of tile i: the list is sorted, so they are one run, found
+ * by two searches in global memory. The stretch is read again from the bounds (plain loads,
+ * which the barriers between keep the compiler from reusing), not kept from stretches_of:
+ * kept, its kLists pairs stayed live across sort_tile, and the f32 tile kernels (64
+ * registers) spilled 4 to 68 bytes, which they do not without this step (ptxas, session 45). */
+template <class K> struct ListZeros {
+    const K *src;              /* the list's stretch */
+    uint32_t first_zero, past; /* its zeros: src[first_zero, past) */
+    __device__ ListZeros(const K *keys, const uint64_t *offsets, const uint32_t *bounds,
+                         uint32_t column, uint32_t k, uint32_t i, uint32_t j)
+        : src(keys), first_zero(0), past(0) {
+        if (j >= k) return;
+        const uint32_t *col = bounds + (uint64_t)j * column + i;
+        const uint32_t lo = col[0], len = col[1] - lo;
+        src += __ldg(offsets + j) + lo;
+        const K *s = src;
+        const auto zero = ordered_bits((K)0);
+        first_zero = pb::first_not(0, len, [&](uint32_t q) { return ordered_bits(s[q]) < zero; });
+        past =
+            pb::first_not(first_zero, len, [&](uint32_t q) { return ordered_bits(s[q]) <= zero; });
     }
-    return false;
-}
+};
 
-/* A sorted tile of float keys that holds a -0.0 (sort_tile wrote every zero as +0.0): its
+/* A sorted tile i of float keys that holds a -0.0 (sort_tile wrote every zero as +0.0): its
  * zeros' own bits written again in the stable order, list by list and each list's in place
- * order. A list is sorted, so its zeros are one run of its stretch, found by two searches in
- * global memory, and the tile's zeros follow all its negative keys. Only tiles holding a
- * -0.0 pay for this, where before they sent the whole input to the radix sort. */
+ * order; the tile's zeros follow all its negative keys. Only tiles holding a -0.0 pay for
+ * this, where before they sent the whole input to the radix sort. Each list's searches run
+ * in both walks over this thread's lists rather than their results kept across the scans. */
 template <class K, uint32_t kLists, class B>
-__device__ void write_zero_signs(const K *keys, const uint64_t *offsets,
-                                 const TileStretches<kLists> &t, TileShared<kLists, B> &sh, K *o) {
-    const B zero = ordered_bits((K)0);
-    const K *src[kLists];
-    uint32_t first_zero[kLists], zeros[kLists];
+__device__ void write_zero_signs(const K *keys, const uint64_t *offsets, const uint32_t *bounds,
+                                 uint32_t column, uint32_t k, uint32_t i, TileShared<kLists, B> &sh,
+                                 K *o) {
     uint32_t negatives = 0, mine = 0;
-#pragma unroll
     for (uint32_t l = 0; l < kLists; l++) {
-        src[l] = keys;
-        if (t.len[l] != 0) /* so its list j < k */
-            src[l] += __ldg(offsets + threadIdx.x * kLists + l) + t.lo[l];
-        const K *s = src[l];
-        first_zero[l] =
-            pb::first_not(0, t.len[l], [&](uint32_t i) { return ordered_bits(s[i]) < zero; });
-        const uint32_t past = pb::first_not(first_zero[l], t.len[l],
-                                            [&](uint32_t i) { return ordered_bits(s[i]) <= zero; });
-        zeros[l] = past - first_zero[l];
-        negatives += first_zero[l];
-        mine += zeros[l];
+        const ListZeros<K> z(keys, offsets, bounds, column, k, i, threadIdx.x * kLists + l);
+        negatives += z.first_zero;
+        mine += z.past - z.first_zero;
     }
     using Scan = typename TileShared<kLists, B>::Scan;
     uint32_t unused, below, rank;
@@ -942,9 +997,10 @@ __device__ void write_zero_signs(const K *keys, const uint64_t *offsets,
     __syncthreads();
     Scan(sh.temp.scan).ExclusiveSum(mine, rank);
     uint32_t at = below + rank;
-#pragma unroll
-    for (uint32_t l = 0; l < kLists; l++)
-        for (uint32_t i = 0; i < zeros[l]; i++) o[at++] = src[l][first_zero[l] + i];
+    for (uint32_t l = 0; l < kLists; l++) {
+        const ListZeros<K> z(keys, offsets, bounds, column, k, i, threadIdx.x * kLists + l);
+        for (uint32_t q = z.first_zero; q < z.past; q++) o[at++] = z.src[q];
+    }
 }
 
 /* A block a tile: copied in and sorted, or the flag raised (over kCap keys, or a sort that
@@ -966,9 +1022,15 @@ __global__ __launch_bounds__(kThreads, sizeof(K) == 4 ? 2 : 1) void tile_kernel(
         copy_slots(keys, offsets, t, sk, count, sh);
         pb::wait_async_all();
         __syncthreads();
+#if PB_SPLIT_ZEROS_IN_COUNT
+        done = sort_tile(sk, count, t, sh, out);
+        const bool signed_zeros = std::is_floating_point<K>::value && sh.negative_zero;
+#else
         const bool signed_zeros = holds_negative_zero<K>(sk, t.keys);
         done = sort_tile(sk, count, t, sh, out);
-        if (done && signed_zeros) write_zero_signs(keys, offsets, t, sh, out + t.base);
+#endif
+        if (done && signed_zeros)
+            write_zero_signs(keys, offsets, bounds, column, k, blockIdx.x, sh, out + t.base);
     }
     if (!done && threadIdx.x == 0) atomicOr(flag, 1u);
 }
