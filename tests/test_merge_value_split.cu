@@ -316,6 +316,75 @@ static void marked_walks_sort_each_range(void **state) {
     check_marked_walks<uint64_t>(rng);
 }
 
+/* The most key moves any thread's insertion walk makes over a tile of ordered keys bucketed
+ * by bucket_of, each bucket in descending order (the worst order a scatter by atomics may
+ * leave) and each thread's range 2 kWordsThread buckets, as sort_tile has them. */
+template <class B, class BucketOf>
+static uint32_t most_moves(std::vector<B> keys, BucketOf bucket_of) {
+    std::vector<std::vector<B>> buckets(kBuckets);
+    for (B x : keys) buckets[bucket_of(x)].push_back(x);
+    std::vector<B> sk;
+    std::vector<uint32_t> starts;
+    for (int b = 0; b < kBuckets; b++) {
+        if (b % (2 * kWordsThread) == 0) starts.push_back((uint32_t)sk.size());
+        std::sort(buckets[b].rbegin(), buckets[b].rend());
+        sk.insert(sk.end(), buckets[b].begin(), buckets[b].end());
+    }
+    starts.push_back((uint32_t)sk.size());
+    uint32_t most = 0;
+    for (size_t r = 0; r + 1 < starts.size(); r++)
+        most = std::max(most, walk_buckets<false>(sk.data(), nullptr, starts[r], starts[r + 1]));
+    if (most <= kMovesThread && !std::is_sorted(sk.begin(), sk.end()))
+        fail_msg("a walk left its range unsorted");
+    return most;
+}
+
+/* A long run of equal keys is cut at tile edges, so its copies are a tile's lowest or highest
+ * keys. Bucketed linearly, a few other keys share their bucket and move past thousands of
+ * copies, and the tile gives up (more than kMovesThread moves); edge_bucket gives the two edge
+ * values a bucket each, in key order, and the same tiles sort. 6000 copies of the highest (or
+ * lowest) value and 6000 distinct keys, one of them next to the copies. */
+template <class Range, class B> static void check_edge_run(std::vector<B> keys, bool at_top) {
+    std::sort(keys.begin(), keys.end());
+    const B lo = keys.front(), hi = keys.back();
+    const Range range(lo, hi);
+    assert_false(range.by_value);
+    const auto linear = [&](B x) { return range.bucket(x); };
+    const auto edges = [&](B x) { return edge_bucket(range, lo, hi, x); };
+    if (most_moves(keys, linear) <= kMovesThread)
+        fail_msg("run at the %s: the linear buckets did not give up", at_top ? "top" : "bottom");
+    const uint32_t moves = most_moves(keys, edges);
+    if (moves > kMovesThread) fail_msg("edge buckets: %u moves", moves);
+    uint32_t before = 0;
+    for (B x : keys) {
+        const uint32_t b = edges(x);
+        if (b < before || b >= (uint32_t)kBuckets) fail_msg("edge buckets out of order");
+        if ((x == lo) != (b == 0) || (x == hi) != (b == (uint32_t)kBuckets - 1))
+            fail_msg("an edge bucket shared");
+        before = b;
+    }
+}
+
+static void edge_buckets_keep_long_runs_sorting(void **state) {
+    (void)state;
+    std::mt19937_64 rng(45);
+    for (bool at_top : {true, false}) {
+        /* u32: distinct keys spread over 2^30 values, the run at 2^30 (or 0) */
+        std::vector<uint32_t> u(6000, at_top ? 1u << 30 : 0u);
+        u.push_back(at_top ? (1u << 30) - 1 : 1u);
+        for (int i = 0; i < 5999; i++) u.push_back(1 + (uint32_t)(rng() % ((1u << 30) - 1)));
+        check_edge_run<TileRange<uint32_t>>(u, at_top);
+        /* f64: the run of zeros that signed-zeros keys make, beside uniform keys below (or
+         * above) zero, one of them the nearest double to zero */
+        const double side = at_top ? -1.0 : 1.0;
+        std::vector<uint64_t> d(6000, ordered_bits(0.0));
+        d.push_back(ordered_bits(side * std::numeric_limits<double>::denorm_min()));
+        std::uniform_real_distribution<double> v(0.0, 1.0);
+        for (int i = 0; i < 5999; i++) d.push_back(ordered_bits(side * (v(rng) + 1e-300)));
+        check_edge_run<RealTileRange<double>>(d, at_top);
+    }
+}
+
 /* The bounds walk's search (last_row_at_or_below): from any row whose splitter lies at or
  * below a word, the last such row, as a walk a row at a time finds it, in about 2 log2 of
  * the rows crossed probes; splitters as bounds_kernel has them (0 at row 0, strictly rising
@@ -377,6 +446,7 @@ static void row_search_finds_what_the_walk_finds(void **state) {
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(marked_walks_sort_each_range),
+        cmocka_unit_test(edge_buckets_keep_long_runs_sorting),
         cmocka_unit_test(buckets_stay_in_range_and_order),
         cmocka_unit_test(ordered_bits_come_back),
         cmocka_unit_test(words_order_as_key_then_place),

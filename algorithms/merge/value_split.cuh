@@ -69,18 +69,21 @@ static_assert(kCap < 65536, "a bucket's start fits 16 bits");
 constexpr uint32_t kMovesThread = 1024;
 constexpr int kBoundsThreads = 256;
 
-/* Experiments written without a GPU (session 45), off until an A/B on one says otherwise
- * (tools/link-variant NAME algorithms/merge/merge_path.cu -DSWITCH=1):
- * PB_SPLIT_FIRST_KEY_SEARCH: 4-byte keys find a list's first key's rows by search_rows, not
- *   a load a row (lists drawn sorted, or short ones, start rows past row 0; 8-byte keys
- *   search past a key's second row anyway).
- * PB_SPLIT_ZEROS_IN_COUNT: a float tile learns whether it holds a -0.0 while it counts its
- *   keys, not in a pass of its own (holds_negative_zero). */
+/* 4-byte keys find a list's first key's rows by search_rows, not a load a row (lists drawn
+ * sorted, or short ones, start rows past row 0; 8-byte keys search past any key's second
+ * row). 0: the walk alone, for A/B runs (tools/link-variant NAME
+ * algorithms/merge/merge_path.cu -DPB_SPLIT_FIRST_KEY_SEARCH=0). */
 #ifndef PB_SPLIT_FIRST_KEY_SEARCH
-#define PB_SPLIT_FIRST_KEY_SEARCH 0
+#define PB_SPLIT_FIRST_KEY_SEARCH 1
 #endif
-#ifndef PB_SPLIT_ZEROS_IN_COUNT
-#define PB_SPLIT_ZEROS_IN_COUNT 0
+/* A tile bucketed linearly gives its lowest and highest key values a bucket each, alone (an
+ * A/B switch, session 45). A run of equal keys longer than a tile is cut at tile edges, so
+ * its copies are the lowest or highest keys of the tiles it touches; sharing their bucket
+ * with a few other keys, every other key the atomics left among them moves past all the
+ * copies before it in the insertion sort, the tile gives up, and with it the whole input
+ * (H100: 2^24 f64 keys with 1 in 8 zero took 6.1x the time of uniform ones). */
+#ifndef PB_SPLIT_EDGE_BUCKETS
+#define PB_SPLIT_EDGE_BUCKETS 0
 #endif
 /* Consecutive keys a thread of bounds_kernel walks: a block's keys fill 32 KB of shared
  * memory (with a pad key every 32 words). */
@@ -261,11 +264,12 @@ __host__ __device__ inline int64_t last_row_at_or_below(int64_t lo, uint32_t til
  * block held the kernel's end (H100, session 44: 1.25 ms of the bounds kernel in two merges
  * of the seed's experiment, whose lists start at one key). So the rows are found by
  * last_row_at_or_below. Not inlined: walk_bounds calls it only for a key past two rows, in a
- * loop it unrolls 16 times. 8-byte keys only: with 4-byte keys (32 a thread) the same made
- * the bounds kernel 9 to 22% slower where no key crossed many rows (2^24 and 2^26 u32 keys in
- * lists of sizes uniform: whole merges 3.2 and 1.5% slower; not explained), though it took
- * the merge of 2^26 u32 keys drawn sorted 31% less time (H100, session 44,
- * configs/tests/merge-split-walk-rows.json). */
+ * loop it unrolls 16 times. 4-byte keys (32 a thread) call it only at a list's first key: at
+ * every key it made the bounds kernel 9 to 22% slower where no key crossed many rows (2^24
+ * and 2^26 u32 keys in lists of sizes uniform: whole merges 3.2 and 1.5% slower; not
+ * explained; session 44); at first keys alone, the merge of 2^26 u32 keys drawn sorted took
+ * 30.3% less time and those of sizes uniform +1.5, -0.1, 0.0% at 2^24, 2^26, 2^27 keys (H100,
+ * session 45, configs/tests/merge-split-walk-rows.json). */
 template <class Word>
 __device__ __noinline__ int64_t search_rows(const Word *spl, uint32_t tiles, Word word,
                                             uint32_t *col, int64_t c, uint32_t local) {
@@ -479,9 +483,6 @@ template <uint32_t kLists, class B = uint32_t> struct TileShared {
     B lo, hi;
     /* write_by_value: the bucket each warp's places start in */
     uint32_t warp_bucket[kThreads / 32];
-#if PB_SPLIT_ZEROS_IN_COUNT
-    uint32_t negative_zero; /* a float tile holds a -0.0 (sort_tile) */
-#endif
 };
 
 /* Reads tile i's rows of the bounds (a list's `column` words apart): its size and place.
@@ -593,18 +594,11 @@ __device__ void copy_slots(const K *keys, const uint64_t *offsets, const TileStr
  * (match_any), so that their atomics do not queue on one counter. */
 template <class K, bool kShared, class B, class BucketOf>
 __device__ __forceinline__ void count_keys(const B *sk, uint32_t *count, uint32_t D,
-                                           BucketOf bucket_of, B (&key)[kItems],
-                                           uint32_t *negative_zero) {
+                                           BucketOf bucket_of, B (&key)[kItems]) {
     const uint32_t lane = threadIdx.x & 31;
 #pragma unroll
     for (int r = 0; r < kItems; r++) {
         const uint32_t q = threadIdx.x + r * kThreads;
-#if PB_SPLIT_ZEROS_IN_COUNT
-        if constexpr (std::is_floating_point<K>::value)
-            if (q < D && sk[q] == kSignBit<B>) atomicOr(negative_zero, 1u); /* no race */
-#else
-        (void)negative_zero;
-#endif
         const B x = q < D ? ordered_of_raw<K>(sk[q]) : 0;
         if constexpr (!kShared) key[r] = x;
         const uint32_t b = bucket_of(x), add = 1u << (b & 1) * 16;
@@ -838,6 +832,18 @@ template <class K> struct RealTileRange {
         return t < (double)(kBuckets - 1) ? (uint32_t)t : (uint32_t)(kBuckets - 1);
     }
 };
+/* The bucket of key in a tile over [lo, hi] bucketed linearly by range, but for the tile's
+ * lowest and highest values, each alone in the first and the last bucket
+ * (PB_SPLIT_EDGE_BUCKETS). On the host too, for tests/test_merge_value_split.cu. */
+template <class Range, class B>
+__host__ __device__ __forceinline__ uint32_t edge_bucket(const Range &range, B lo, B hi, B key) {
+    constexpr uint32_t last = kBuckets - 1;
+    if (key == lo) return 0;
+    if (key == hi) return last;
+    const uint32_t b = range.bucket(key);
+    return b < 1 ? 1 : b > last - 1 ? last - 1 : b;
+}
+
 /* The bucket map a tile of K keys uses. */
 template <class K>
 using tile_range_t = typename std::conditional<std::is_floating_point<K>::value, RealTileRange<K>,
@@ -879,38 +885,34 @@ __device__ bool sort_tile(B *sk, uint32_t *count, const TileStretches<kLists> &t
     if (th == 0) {
         sh.lo = lo_all;
         sh.hi = hi_all;
-#if PB_SPLIT_ZEROS_IN_COUNT
-        sh.negative_zero = 0;
-#endif
     }
     for (int w = th; w < kCounterWords; w += kThreads) count[w] = 0;
     __syncthreads();
     const B lo = sh.lo;
     K *o = out + t.base;
     if (TileRange<B>::one_value(lo, sh.hi)) { /* one key value: no sort */
-#if PB_SPLIT_ZEROS_IN_COUNT
-        if (holds_negative_zero<K>(sk, D) && th == 0) sh.negative_zero = 1;
-#endif
         for (uint32_t q = th; q < D; q += kThreads) o[q] = from_ordered_bits<K>(lo);
         __syncthreads();
         return true;
     }
     const tile_range_t<K> range(lo, sh.hi);
     const bool by_value = range.by_value;
+#if PB_SPLIT_EDGE_BUCKETS
+    const B hi = sh.hi;
+    const auto bucket_of = [&](B key) {
+        return by_value ? range.bucket(key) : edge_bucket(range, lo, hi, key);
+    };
+#else
     const auto bucket_of = [&](B key) { return range.bucket(key); };
+#endif
 
     /* A tile bucketed by value may hold many copies of a key, whose atomics on one counter
      * would queue: there the lanes of a warp that share a bucket add once, together. */
     B key[kItems];
-#if PB_SPLIT_ZEROS_IN_COUNT
-    uint32_t *negative_zero = &sh.negative_zero;
-#else
-    uint32_t *negative_zero = nullptr;
-#endif
     if (by_value)
-        count_keys<K, true>(sk, count, D, bucket_of, key, negative_zero);
+        count_keys<K, true>(sk, count, D, bucket_of, key);
     else
-        count_keys<K, false>(sk, count, D, bucket_of, key, negative_zero);
+        count_keys<K, false>(sk, count, D, bucket_of, key);
     __syncthreads();
     if (by_value) /* for write_by_value's marks: the keys are counted, and not needed again */
         for (uint32_t q = th; q < D; q += kThreads) sk[q] = 0;
@@ -1022,13 +1024,8 @@ __global__ __launch_bounds__(kThreads, sizeof(K) == 4 ? 2 : 1) void tile_kernel(
         copy_slots(keys, offsets, t, sk, count, sh);
         pb::wait_async_all();
         __syncthreads();
-#if PB_SPLIT_ZEROS_IN_COUNT
-        done = sort_tile(sk, count, t, sh, out);
-        const bool signed_zeros = std::is_floating_point<K>::value && sh.negative_zero;
-#else
         const bool signed_zeros = holds_negative_zero<K>(sk, t.keys);
         done = sort_tile(sk, count, t, sh, out);
-#endif
         if (done && signed_zeros)
             write_zero_signs(keys, offsets, bounds, column, k, blockIdx.x, sh, out + t.base);
     }
