@@ -179,19 +179,13 @@ static void ceil_log2_is_least_power(void **state) {
     }
 }
 
-/* first_not against std::lower_bound (the predicate "below v"), on sorted keys with runs of
- * equal keys, every sub-range [lo, hi) and every v from below the first key to past the
+/* Every query (keys, lo, hi, v) of 100 trials: sorted keys (up to `longest`, with runs of
+ * equal keys), every sub-range [lo, hi) and every v from below the first key to past the
  * last. */
-struct KeyBelow { /* a functor, not a host lambda: first_not is host and device code */
-    const uint32_t *keys;
-    uint32_t v;
-    __host__ __device__ bool operator()(uint32_t i) const { return keys[i] < v; }
-};
-static void first_not_is_lower_bound(void **state) {
-    (void)state;
-    srand(5);
+template <class Check> static void every_sorted_query(unsigned seed, int longest, Check check) {
+    srand(seed);
     for (int trial = 0; trial < 100; trial++) {
-        std::vector<uint32_t> keys(rand() % 40);
+        std::vector<uint32_t> keys(rand() % longest);
         uint32_t at = (uint32_t)(rand() % 5);
         for (auto &x : keys) {
             x = at;
@@ -200,17 +194,29 @@ static void first_not_is_lower_bound(void **state) {
         const uint32_t n = (uint32_t)keys.size();
         for (uint32_t lo = 0; lo <= n; lo++)
             for (uint32_t hi = lo; hi <= n; hi++)
-                for (uint32_t v = 0; v <= at + 2; v++) {
-                    const uint32_t want =
-                        (uint32_t)(std::lower_bound(keys.begin() + lo, keys.begin() + hi, v) -
-                                   keys.begin());
-                    assert_int_equal(pb::first_not(lo, hi, KeyBelow{keys.data(), v}), want);
-                }
+                for (uint32_t v = 0; v <= at + 2; v++) check(keys, lo, hi, v);
     }
 }
 
-/* first_not_galloping against first_not, on the same keys, every sub-range and every v, and
- * within 2 ceil(log2(distance + 1)) + 1 probes of the answer's distance from lo. */
+/* first_not against std::lower_bound (the predicate "below v") on every sorted query. */
+struct KeyBelow { /* a functor, not a host lambda: first_not is host and device code */
+    const uint32_t *keys;
+    uint32_t v;
+    __host__ __device__ bool operator()(uint32_t i) const { return keys[i] < v; }
+};
+static void first_not_is_lower_bound(void **state) {
+    (void)state;
+    every_sorted_query(
+        5, 40, [](const std::vector<uint32_t> &keys, uint32_t lo, uint32_t hi, uint32_t v) {
+            const uint32_t want =
+                (uint32_t)(std::lower_bound(keys.begin() + lo, keys.begin() + hi, v) -
+                           keys.begin());
+            assert_int_equal(pb::first_not(lo, hi, KeyBelow{keys.data(), v}), want);
+        });
+}
+
+/* first_not_galloping against first_not on every sorted query, and within
+ * 2 ceil(log2(distance + 1)) + 1 probes of the answer's distance from lo. */
 struct CountedKeyBelow {
     const uint32_t *keys;
     uint32_t v;
@@ -222,28 +228,16 @@ struct CountedKeyBelow {
 };
 static void galloping_is_first_not(void **state) {
     (void)state;
-    srand(7);
-    for (int trial = 0; trial < 100; trial++) {
-        std::vector<uint32_t> keys(rand() % 70);
-        uint32_t at = (uint32_t)(rand() % 5);
-        for (auto &x : keys) {
-            x = at;
-            at += rand() % 3 == 0 ? 0 : (uint32_t)(rand() % 6);
-        }
-        const uint32_t n = (uint32_t)keys.size();
-        for (uint32_t lo = 0; lo <= n; lo++)
-            for (uint32_t hi = lo; hi <= n; hi++)
-                for (uint32_t v = 0; v <= at + 2; v++) {
-                    const uint32_t want = pb::first_not(lo, hi, KeyBelow{keys.data(), v});
-                    uint32_t probes = 0;
-                    assert_int_equal(
-                        pb::first_not_galloping(lo, hi, CountedKeyBelow{keys.data(), v, &probes}),
-                        want);
-                    const uint32_t most = 2 * (uint32_t)std::ceil(std::log2(want - lo + 1.0)) + 1;
-                    if (probes > most)
-                        fail_msg("[%u, %u) for %u: %u probes, answer %u", lo, hi, v, probes, want);
-                }
-    }
+    every_sorted_query(
+        7, 70, [](const std::vector<uint32_t> &keys, uint32_t lo, uint32_t hi, uint32_t v) {
+            const uint32_t want = pb::first_not(lo, hi, KeyBelow{keys.data(), v});
+            uint32_t probes = 0;
+            assert_int_equal(
+                pb::first_not_galloping(lo, hi, CountedKeyBelow{keys.data(), v, &probes}), want);
+            const uint32_t most = 2 * (uint32_t)std::ceil(std::log2(want - lo + 1.0)) + 1;
+            if (probes > most)
+                fail_msg("[%u, %u) for %u: %u probes, answer %u", lo, hi, v, probes, want);
+        });
 }
 
 /* last_at_or_below against std::upper_bound, on starts with runs of equal entries (empty
