@@ -266,7 +266,7 @@ template <class B> struct ScatteredTile {
 };
 
 /* Each range walked alone (its marks from before any walk, as on the GPU) comes out sorted,
- * or reports more moves than kMovesThread, with the same moves as the walk without marks
+ * or reports that it gave up (kGaveUp), with the same moves as the walk without marks
  * (which must sort it too); returns the most moves of a sorted range. */
 template <class B> static uint32_t walk_and_check(ScatteredTile<B> t, const char *what) {
     std::vector<B> want = t.keys, plain = t.keys;
@@ -276,7 +276,7 @@ template <class B> static uint32_t walk_and_check(ScatteredTile<B> t, const char
         const uint32_t first = t.range_starts[r], end = t.range_starts[r + 1];
         const uint32_t moves = walk_buckets<true>(t.keys.data(), t.marks.data(), first, end);
         const uint32_t plain_moves = walk_buckets<false>(plain.data(), nullptr, first, end);
-        if (moves > kMovesThread) continue; /* the tile gives up */
+        if (moves == kGaveUp) continue; /* the tile gives up */
         if (plain_moves != moves)
             fail_msg("%s: range [%u, %u) %u moves with marks, %u without", what, first, end, moves,
                      plain_moves);
@@ -306,7 +306,7 @@ template <class B> static void check_marked_walks(std::mt19937_64 &rng) {
     t.range_starts = {0, 100};
     t.marks.assign(4, 0);
     for (uint32_t q = 1; q < 100; q++) t.marks[q >> 5] |= 1u << (q & 31);
-    assert_true(walk_buckets<true>(t.keys.data(), t.marks.data(), 0, 100) > kMovesThread);
+    assert_true(walk_buckets<true>(t.keys.data(), t.marks.data(), 0, 100) == kGaveUp);
 }
 
 static void marked_walks_sort_each_range(void **state) {
@@ -334,16 +334,39 @@ static uint32_t most_moves(std::vector<B> keys, BucketOf bucket_of) {
     uint32_t most = 0;
     for (size_t r = 0; r + 1 < starts.size(); r++)
         most = std::max(most, walk_buckets<false>(sk.data(), nullptr, starts[r], starts[r + 1]));
-    if (most <= kMovesThread && !std::is_sorted(sk.begin(), sk.end()))
+    if (most != kGaveUp && !std::is_sorted(sk.begin(), sk.end()))
         fail_msg("a walk left its range unsorted");
     return most;
 }
 
+/* The moves a plain insertion sort (session 45's walk: a key past each larger one, copies
+ * one by one) makes over the same worst-order buckets, the most of any thread's range. */
+template <class B, class BucketOf>
+static uint64_t plain_insertion_moves(const std::vector<B> &keys, BucketOf bucket_of) {
+    std::vector<std::vector<B>> buckets(kBuckets);
+    for (B x : keys) buckets[bucket_of(x)].push_back(x);
+    uint64_t most = 0, moves = 0;
+    std::vector<B> range;
+    for (int b = 0; b < kBuckets; b++) {
+        if (b % (2 * kWordsThread) == 0) range.clear(), moves = 0;
+        std::sort(buckets[b].rbegin(), buckets[b].rend());
+        for (B x : buckets[b]) {
+            range.push_back(x);
+            for (size_t q = range.size() - 1; q > 0 && range[q - 1] > range[q]; q--)
+                std::swap(range[q - 1], range[q]), moves++;
+        }
+        most = std::max(most, moves);
+    }
+    return most;
+}
+
 /* A long run of equal keys is cut at tile edges, so its copies are a tile's lowest or highest
- * keys. Bucketed linearly, a few other keys share their bucket and move past thousands of
- * copies, and the tile gives up (more than kMovesThread moves); edge_bucket gives the two edge
- * values a bucket each, in key order, and the same tiles sort. 6000 copies of the highest (or
- * lowest) value and 6000 distinct keys, one of them next to the copies. */
+ * keys. Bucketed linearly, a few other keys share their bucket; moved past the copies one by
+ * one they passed kMovesThread and the tile gave up (checked here by a plain insertion sort).
+ * The walk moves the run as one (PB_SPLIT_RUN_WALK): about a move a key, and the tile sorts;
+ * edge_bucket (PB_SPLIT_EDGE_BUCKETS) gives the two edge values a bucket each, in key order,
+ * and the tile sorts too. 6000 copies of the highest (or lowest) value and 6000 distinct
+ * keys, one of them next to the copies. */
 template <class Range, class B> static void check_edge_run(std::vector<B> keys, bool at_top) {
     std::sort(keys.begin(), keys.end());
     const B lo = keys.front(), hi = keys.back();
@@ -351,10 +374,14 @@ template <class Range, class B> static void check_edge_run(std::vector<B> keys, 
     assert_false(range.by_value);
     const auto linear = [&](B x) { return range.bucket(x); };
     const auto edges = [&](B x) { return edge_bucket(range, lo, hi, x); };
-    if (most_moves(keys, linear) <= kMovesThread)
-        fail_msg("run at the %s: the linear buckets did not give up", at_top ? "top" : "bottom");
+    const char *where = at_top ? "top" : "bottom";
+    if (plain_insertion_moves(keys, linear) <= kMovesThread)
+        fail_msg("run at the %s: a plain insertion sort would not give up", where);
+    const uint32_t run_moves = most_moves(keys, linear);
+    if (PB_SPLIT_RUN_WALK && (run_moves == kGaveUp || run_moves > keys.size()))
+        fail_msg("run at the %s: linear buckets, %u moves", where, run_moves);
     const uint32_t moves = most_moves(keys, edges);
-    if (moves > kMovesThread) fail_msg("edge buckets: %u moves", moves);
+    if (moves == kGaveUp) fail_msg("run at the %s: edge buckets gave up", where);
     uint32_t before = 0;
     for (B x : keys) {
         const uint32_t b = edges(x);
@@ -365,7 +392,7 @@ template <class Range, class B> static void check_edge_run(std::vector<B> keys, 
     }
 }
 
-static void edge_buckets_keep_long_runs_sorting(void **state) {
+static void long_runs_at_tile_edges_sort(void **state) {
     (void)state;
     std::mt19937_64 rng(45);
     for (bool at_top : {true, false}) {
@@ -446,7 +473,7 @@ static void row_search_finds_what_the_walk_finds(void **state) {
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(marked_walks_sort_each_range),
-        cmocka_unit_test(edge_buckets_keep_long_runs_sorting),
+        cmocka_unit_test(long_runs_at_tile_edges_sort),
         cmocka_unit_test(buckets_stay_in_range_and_order),
         cmocka_unit_test(ordered_bits_come_back),
         cmocka_unit_test(words_order_as_key_then_place),

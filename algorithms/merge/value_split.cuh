@@ -67,6 +67,24 @@ static_assert(kCap < 65536, "a bucket's start fits 16 bits");
 /* The key moves a thread's insertion sort may make before its tile is given up: about
  * 3 a key of its 24 (two buckets of 40 distinct keys). */
 constexpr uint32_t kMovesThread = 1024;
+/* walk_buckets' answer for a walk that gave up. */
+constexpr uint32_t kGaveUp = ~0u;
+
+/* A walk moves runs of equal keys as one (session 46): a run of equal keys longer than a
+ * tile is cut at tile edges, so its copies are the lowest or highest keys of the tiles it
+ * touches; sharing their bucket with a few other keys, each other key the atomics left among
+ * them moved past every copy before it, the tile gave up, and with it the whole input (H100:
+ * 2^24 f64 keys with 1 in 8 zero took 6.1x the time of uniform ones). 0: session 45's walk,
+ * for A/B runs (tools/link-variant NAME algorithms/merge/merge_path.cu -DPB_SPLIT_RUN_WALK=0). */
+#ifndef PB_SPLIT_RUN_WALK
+#define PB_SPLIT_RUN_WALK 1
+#endif
+/* The moves a walk may make over its first `walked` places: with runs moved as one, a move a
+ * key is linear work (a run beside a few other keys), so the budget grows by two a key;
+ * quadratic walks (many distinct keys in a few buckets) still pass it soon. */
+__host__ __device__ constexpr uint32_t walk_budget(uint32_t walked) {
+    return PB_SPLIT_RUN_WALK ? kMovesThread + 2 * walked : kMovesThread;
+}
 constexpr int kBoundsThreads = 256;
 
 /* 4-byte keys find a list's first key's rows by search_rows, not a load a row (lists drawn
@@ -77,11 +95,8 @@ constexpr int kBoundsThreads = 256;
 #define PB_SPLIT_FIRST_KEY_SEARCH 1
 #endif
 /* A tile bucketed linearly gives its lowest and highest key values a bucket each, alone (an
- * A/B switch, session 45). A run of equal keys longer than a tile is cut at tile edges, so
- * its copies are the lowest or highest keys of the tiles it touches; sharing their bucket
- * with a few other keys, every other key the atomics left among them moves past all the
- * copies before it in the insertion sort, the tile gives up, and with it the whole input
- * (H100: 2^24 f64 keys with 1 in 8 zero took 6.1x the time of uniform ones). */
+ * A/B switch, session 45): the other answer to runs at tile edges (PB_SPLIT_RUN_WALK), at two
+ * compares a key in the count and the scatter. */
 #ifndef PB_SPLIT_EDGE_BUCKETS
 #define PB_SPLIT_EDGE_BUCKETS 0
 #endif
@@ -653,28 +668,52 @@ __host__ __device__ __forceinline__ uint32_t next_mark(const uint32_t *breaks, u
  * where session 37's read its left neighbour and stored it back. kSkip (sort_marked_buckets):
  * `breaks` marks each place whose key is below the one before it, and a key in order skips the
  * walk to the next mark, since the keys up to it are in order and not below the largest so
- * far, so they stay. Returns the key moves, stopping once they pass kMovesThread (many
- * distinct keys in a few buckets: the tile gives up). On the host too, for
- * tests/test_merge_value_split.cu. */
+ * far, so they stay. PB_SPLIT_RUN_WALK: a key below the largest so far does not move past
+ * that key's copies one by one: the run of them (from top_start) moves up one place by one
+ * store at its end, and the key is inserted before it, so a run of equal keys beside a few
+ * others (a run longer than a tile, cut at its edges) costs a move a key, not a move a copy.
+ * Returns the key moves, or kGaveUp once they pass walk_budget (many distinct keys in a few
+ * buckets: the tile gives up). On the host too, for tests/test_merge_value_split.cu. */
 template <bool kSkip, class B>
 __host__ __device__ __forceinline__ uint32_t walk_buckets(B *sk, const uint32_t *breaks,
                                                           uint32_t first, uint32_t end) {
     uint32_t moves = 0;
     B top = first < end ? sk[first] : 0;
+    uint32_t top_start = first; /* where the run of copies of top ends sk[first, a); or kUnknown */
+    constexpr uint32_t kUnknown = ~0u;
     uint32_t a = first + 1;
-    while (a < end && moves <= kMovesThread) {
+    while (a < end) {
         const B v = sk[a];
         if (v >= top) {
             if constexpr (kSkip) { /* sk[a, next) in order, from v >= top: all stay */
                 const uint32_t next = next_mark(breaks, a + 1, end);
-                top = sk[next - 1];
+                const B last = sk[next - 1];
+                /* (one value throughout keeps the run; otherwise found again when needed) */
+                if (last != top) top_start = kUnknown;
+                top = last;
                 a = next;
             } else {
+                if (v > top) top_start = a;
                 top = v;
                 a++;
             }
             continue;
         }
+#if PB_SPLIT_RUN_WALK
+        if (top_start == kUnknown) {
+            top_start = a - 1;
+            while (top_start > first && sk[top_start - 1] == top) top_start--;
+        }
+        sk[a] = top; /* the run sk[top_start, a) one place up: its first place is free */
+        uint32_t b = top_start;
+        while (b > first && sk[b - 1] > v) {
+            sk[b] = sk[b - 1];
+            b--;
+        }
+        sk[b] = v;
+        moves += top_start - b + 1;
+        top_start++;
+#else
         uint32_t b = a;
         while (b > first && sk[b - 1] > v) {
             sk[b] = sk[b - 1];
@@ -682,7 +721,9 @@ __host__ __device__ __forceinline__ uint32_t walk_buckets(B *sk, const uint32_t 
         }
         sk[b] = v;
         moves += a - b;
+#endif
         a++;
+        if (moves > walk_budget(a - first)) return kGaveUp;
     }
     return moves;
 }
@@ -691,7 +732,7 @@ __host__ __device__ __forceinline__ uint32_t walk_buckets(B *sk, const uint32_t 
  * thread, where a thread gave up. Ends with a barrier. */
 template <class B>
 __device__ __forceinline__ bool sort_thread_buckets(B *sk, uint32_t first, uint32_t sum) {
-    return !__syncthreads_or(walk_buckets<false>(sk, nullptr, first, first + sum) > kMovesThread);
+    return !__syncthreads_or(walk_buckets<false>(sk, nullptr, first, first + sum) == kGaveUp);
 }
 
 /* A thread whose buckets hold more keys than this (24 on average; about 50 at most, by estimate,
@@ -718,7 +759,7 @@ __device__ __forceinline__ bool sort_marked_buckets(B *sk, uint32_t *breaks, uin
         if (lane == 0) breaks[q >> 5] = marks;
     }
     __syncthreads();
-    return !__syncthreads_or(walk_buckets<true>(sk, breaks, first, first + sum) > kMovesThread);
+    return !__syncthreads_or(walk_buckets<true>(sk, breaks, first, first + sum) == kGaveUp);
 }
 
 /* A tile bucketed by value (a bucket a value, `count` holding the starts; sk zeroed) written
