@@ -545,22 +545,25 @@ __device__ TileStretches<kLists> stretches_of(const uint32_t *bounds, uint32_t c
     return t;
 }
 
-/* Issues the copies of the tile's stretches into sk (4-byte cp.async, all in flight), a
- * thread a place and a warp 32 adjacent places, so that a copy instruction is one contiguous
- * run of shared memory with all its lanes busy, and no shuffles or loop over stretches: about
- * 16 instructions a place, where session 38's copy (a team of lanes copying each lane's
- * stretches in turn; git history) took about 26 a turn, 32 turns a thread at k = 1024. H200,
- * session 40, 2^27 keys, both with the warp searches and 16-byte bounds rows, time against the
- * teams' copy: k = 256 and 512 -3.7 and -2.6%, k = 1024 +1.2% with uniform keys, +0.4% normal,
- * -3.8% zipf, -29.5% few-unique, -9.8% with zipf list sizes (results/h200/session40-call2-*).
- * Each non-empty stretch leaves its start's bit in a mask and its source less its start
- * (delta) in a table, by its rank among the non-empty stretches, which is their order in the
- * tile; a place's stretch is the last start at or before it: the starts in the mask's words
- * before its own, plus those in its word up to it. The tables use the counters' memory, free
- * until the sort. */
-template <class K, uint32_t kLists, class B>
-__device__ void copy_slots(const K *keys, const uint64_t *offsets, const TileStretches<kLists> &t,
-                           B *sk, uint32_t *tables, TileShared<kLists, B> &sh) {
+/* Calls place(q, source) for each place q < t.keys of stretches laid end to end in list order
+ * (stretch l of this thread: list threadIdx.x * kLists + l from its key t.lo[l], t.len[l]
+ * keys, from place t.at on), source being that key's index in `keys`: a thread a place and a
+ * warp 32 adjacent places, so that a warp's loads and stores are one contiguous run with all
+ * its lanes busy, and no shuffles or loop over stretches: about 16 instructions a place, where
+ * session 38's copy (a team of lanes copying each lane's stretches in turn; git history) took
+ * about 26 a turn, 32 turns a thread at k = 1024. H200, session 40, 2^27 keys, both with the
+ * warp searches and 16-byte bounds rows, time against the teams' copy: k = 256 and 512 -3.7
+ * and -2.6%, k = 1024 +1.2% with uniform keys, +0.4% normal, -3.8% zipf, -29.5% few-unique,
+ * -9.8% with zipf list sizes (results/h200/session40-call2-*). Each non-empty stretch leaves
+ * its start's bit in a mask and its source less its start (delta) in a table, by its rank
+ * among the non-empty stretches, which is their order in the tile; a place's stretch is the
+ * last start at or before it: the starts in the mask's words before its own, plus those in
+ * its word up to it. The tables take `tables` (the counters' memory, free until the sort and
+ * after it). */
+template <uint32_t kLists, class B, class Place>
+__device__ __forceinline__ void for_stretch_places(const uint64_t *offsets,
+                                                   const TileStretches<kLists> &t, uint32_t *tables,
+                                                   TileShared<kLists, B> &sh, Place place) {
     static_assert(kThreads * 32 == kCap, "a mask word a thread");
     static_assert(2 * kThreads + kMaxLists <= kCounterWords, "the tables fit the counters' memory");
     uint32_t *mask = tables, *starts_before = tables + kThreads, *delta = tables + 2 * kThreads;
@@ -598,8 +601,18 @@ __device__ void copy_slots(const K *keys, const uint64_t *offsets, const TileStr
         /* place 0 starts the first non-empty stretch, so every place has a start at or
          * before it */
         const uint32_t s = starts_before[w] + __popc(mask[w] & 0xffffffffu >> (31 - lane)) - 1;
-        pb::copy_async<sizeof(K)>(sk + q, keys + (delta[s] + q));
+        place(q, delta[s] + q);
     }
+}
+
+/* Issues the copies of the tile's stretches into sk (4-byte cp.async, all in flight; the
+ * tables in the counters' memory). */
+template <class K, uint32_t kLists, class B>
+__device__ void copy_slots(const K *keys, const uint64_t *offsets, const TileStretches<kLists> &t,
+                           B *sk, uint32_t *tables, TileShared<kLists, B> &sh) {
+    for_stretch_places(offsets, t, tables, sh, [&](uint32_t q, uint32_t source) {
+        pb::copy_async<sizeof(K)>(sk + q, keys + source);
+    });
     pb::commit_async();
 }
 
@@ -885,6 +898,18 @@ __host__ __device__ __forceinline__ uint32_t edge_bucket(const Range &range, B l
     return b < 1 ? 1 : b > last - 1 ? last - 1 : b;
 }
 
+/* A key's bucket in a tile over [lo, hi]: range's, or with PB_SPLIT_EDGE_BUCKETS (a tile
+ * bucketed linearly) edge_bucket's. On the host too, for tests/test_merge_split_inputs.cu. */
+template <class Range, class B>
+__host__ __device__ __forceinline__ uint32_t tile_bucket(const Range &range, B lo, B hi, B key) {
+#if PB_SPLIT_EDGE_BUCKETS
+    if (!range.by_value) return edge_bucket(range, lo, hi, key);
+#else
+    (void)lo, (void)hi;
+#endif
+    return range.bucket(key);
+}
+
 /* The bucket map a tile of K keys uses. */
 template <class K>
 using tile_range_t = typename std::conditional<std::is_floating_point<K>::value, RealTileRange<K>,
@@ -938,14 +963,8 @@ __device__ bool sort_tile(B *sk, uint32_t *count, const TileStretches<kLists> &t
     }
     const tile_range_t<K> range(lo, sh.hi);
     const bool by_value = range.by_value;
-#if PB_SPLIT_EDGE_BUCKETS
     const B hi = sh.hi;
-    const auto bucket_of = [&](B key) {
-        return by_value ? range.bucket(key) : edge_bucket(range, lo, hi, key);
-    };
-#else
-    const auto bucket_of = [&](B key) { return range.bucket(key); };
-#endif
+    const auto bucket_of = [&](B key) { return tile_bucket(range, lo, hi, key); };
 
     /* A tile bucketed by value may hold many copies of a key, whose atomics on one counter
      * would queue: there the lanes of a warp that share a bucket add once, together. */
@@ -1002,16 +1021,16 @@ __device__ bool sort_tile(B *sk, uint32_t *count, const TileStretches<kLists> &t
  * kept, its kLists pairs stayed live across sort_tile, and the f32 tile kernels (64
  * registers) spilled 4 to 68 bytes, which they do not without this step (ptxas, session 45). */
 template <class K> struct ListZeros {
-    const K *src;              /* the list's stretch */
-    uint32_t first_zero, past; /* its zeros: src[first_zero, past) */
+    uint32_t lo;               /* the stretch's first key in its list */
+    uint32_t first_zero, past; /* its zeros: the stretch's keys [first_zero, past) */
     __device__ ListZeros(const K *keys, const uint64_t *offsets, const uint32_t *bounds,
                          uint32_t column, uint32_t k, uint32_t i, uint32_t j)
-        : src(keys), first_zero(0), past(0) {
+        : lo(0), first_zero(0), past(0) {
         if (j >= k) return;
         const uint32_t *col = bounds + (uint64_t)j * column + i;
-        const uint32_t lo = col[0], len = col[1] - lo;
-        src += __ldg(offsets + j) + lo;
-        const K *s = src;
+        lo = col[0];
+        const uint32_t len = col[1] - lo;
+        const K *s = keys + __ldg(offsets + j) + lo;
         const auto zero = ordered_bits((K)0);
         first_zero = pb::first_not(0, len, [&](uint32_t q) { return ordered_bits(s[q]) < zero; });
         past =
@@ -1021,29 +1040,36 @@ template <class K> struct ListZeros {
 
 /* A sorted tile i of float keys that holds a -0.0 (sort_tile wrote every zero as +0.0): its
  * zeros' own bits written again in the stable order, list by list and each list's in place
- * order; the tile's zeros follow all its negative keys. Only tiles holding a -0.0 pay for
- * this, where before they sent the whole input to the radix sort. Each list's searches run
- * in both walks over this thread's lists rather than their results kept across the scans. */
+ * order; the tile's zeros follow all its negative keys. The zeros are stretches laid end to
+ * end like the tile's own, so the whole block copies them, a thread a place
+ * (for_stretch_places; `tables`: the counters' memory, free after the sort). Session 45's
+ * copy, each thread its own lists' zeros in turn, left a tile inside a run of zeros (its
+ * zeros from one or two lists) to one or two threads: H100, 1 key in 8 zero, 2.3 to 6.1x
+ * the time of uniform keys. Only tiles holding a -0.0 pay for this, where before session 44
+ * they sent the whole input to the radix sort. */
 template <class K, uint32_t kLists, class B>
 __device__ void write_zero_signs(const K *keys, const uint64_t *offsets, const uint32_t *bounds,
-                                 uint32_t column, uint32_t k, uint32_t i, TileShared<kLists, B> &sh,
-                                 K *o) {
+                                 uint32_t column, uint32_t k, uint32_t i, uint32_t *tables,
+                                 TileShared<kLists, B> &sh, K *o) {
+    TileStretches<kLists> zeros;
     uint32_t negatives = 0, mine = 0;
+#pragma unroll
     for (uint32_t l = 0; l < kLists; l++) {
         const ListZeros<K> z(keys, offsets, bounds, column, k, i, threadIdx.x * kLists + l);
         negatives += z.first_zero;
-        mine += z.past - z.first_zero;
+        zeros.lo[l] = z.lo + z.first_zero;
+        zeros.len[l] = z.past - z.first_zero;
+        mine += zeros.len[l];
     }
     using Scan = typename TileShared<kLists, B>::Scan;
-    uint32_t unused, below, rank;
+    uint32_t unused, below;
     Scan(sh.temp.scan).ExclusiveSum(negatives, unused, below);
     __syncthreads();
-    Scan(sh.temp.scan).ExclusiveSum(mine, rank);
-    uint32_t at = below + rank;
-    for (uint32_t l = 0; l < kLists; l++) {
-        const ListZeros<K> z(keys, offsets, bounds, column, k, i, threadIdx.x * kLists + l);
-        for (uint32_t q = z.first_zero; q < z.past; q++) o[at++] = z.src[q];
-    }
+    Scan(sh.temp.scan).ExclusiveSum(mine, zeros.at, zeros.keys);
+    __syncthreads();
+    o += below;
+    for_stretch_places(offsets, zeros, tables, sh,
+                       [&](uint32_t q, uint32_t source) { o[q] = keys[source]; });
 }
 
 /* A block a tile: copied in and sorted, or the flag raised (over kCap keys, or a sort that
@@ -1068,7 +1094,7 @@ __global__ __launch_bounds__(kThreads, sizeof(K) == 4 ? 2 : 1) void tile_kernel(
         const bool signed_zeros = holds_negative_zero<K>(sk, t.keys);
         done = sort_tile(sk, count, t, sh, out);
         if (done && signed_zeros)
-            write_zero_signs(keys, offsets, bounds, column, k, blockIdx.x, sh, out + t.base);
+            write_zero_signs(keys, offsets, bounds, column, k, blockIdx.x, count, sh, out + t.base);
     }
     if (!done && threadIdx.x == 0) atomicOr(flag, 1u);
 }
