@@ -1046,11 +1046,12 @@ template <class K> struct ListZeros {
  * copy, each thread its own lists' zeros in turn, left a tile inside a run of zeros (its
  * zeros from one or two lists) to one or two threads: H100, 1 key in 8 zero, 2.3 to 6.1x
  * the time of uniform keys. Only tiles holding a -0.0 pay for this, where before session 44
- * they sent the whole input to the radix sort. */
+ * they sent the whole input to the radix sort. Not inlined: inlined, the f32 tile kernels
+ * spilled 4 to 12 bytes (ptxas sm_90, session 46); called, no tile kernel spills. */
 template <class K, uint32_t kLists, class B>
-__device__ void write_zero_signs(const K *keys, const uint64_t *offsets, const uint32_t *bounds,
-                                 uint32_t column, uint32_t k, uint32_t i, uint32_t *tables,
-                                 TileShared<kLists, B> &sh, K *o) {
+__device__ __noinline__ void
+write_zero_signs(const K *keys, const uint64_t *offsets, const uint32_t *bounds, uint32_t column,
+                 uint32_t k, uint32_t i, uint32_t *tables, TileShared<kLists, B> &sh, K *o) {
     TileStretches<kLists> zeros;
     uint32_t negatives = 0, mine = 0;
 #pragma unroll
