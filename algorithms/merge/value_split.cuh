@@ -1069,8 +1069,9 @@ write_zero_signs(const K *keys, const uint64_t *offsets, const uint32_t *bounds,
     Scan(sh.temp.scan).ExclusiveSum(mine, zeros.at, zeros.keys);
     __syncthreads();
     o += below;
+    /* (__ldg: read-only, so the loads of a thread's places need not wait for its stores) */
     for_stretch_places(offsets, zeros, tables, sh,
-                       [&](uint32_t q, uint32_t source) { o[q] = keys[source]; });
+                       [&](uint32_t q, uint32_t source) { o[q] = __ldg(keys + source); });
 }
 
 /* A block a tile: copied in and sorted, or the flag raised (over kCap keys, or a sort that
