@@ -24,7 +24,8 @@
  *     cp.async, bucketed linearly over their range (about one key a bucket, 16-bit
  *     counters), the buckets scanned, the keys scattered into bucket order (equal keys are
  *     the same bits, so their order does not show) and each thread's run of buckets
- *     insertion-sorted, then written out.
+ *     insertion-sorted (a run of equal keys moved as one), then written out; a float tile
+ *     holding -0.0 then writes its zeros' own bits again, the whole block copying them.
  *
  * Keys are ordered by (key, place in the concatenation), the stable merge's order, and
  * splitters are sampled keys in that order, so runs of equal keys are cut like any others
