@@ -74,9 +74,10 @@ constexpr uint32_t kGaveUp = ~0u;
 /* A walk moves runs of equal keys as one (session 46): a run of equal keys longer than a
  * tile is cut at tile edges, so its copies are the lowest or highest keys of the tiles it
  * touches; sharing their bucket with a few other keys, each other key the atomics left among
- * them moved past every copy before it, the tile gave up, and with it the whole input (H100:
- * 2^24 f64 keys with 1 in 8 zero took 6.1x the time of uniform ones). 0: session 45's walk,
- * for A/B runs (tools/link-variant NAME algorithms/merge/merge_path.cu -DPB_SPLIT_RUN_WALK=0). */
+ * them moved past every copy before it, the tile gave up, and with it the whole input (rare:
+ * one tile of 259, f64 keys with 1 in 8 zero, in tests/test_merge_split_inputs.cu's model).
+ * 0: session 45's walk, for A/B runs (tools/link-variant NAME algorithms/merge/merge_path.cu
+ * -DPB_SPLIT_RUN_WALK=0). */
 #ifndef PB_SPLIT_RUN_WALK
 #define PB_SPLIT_RUN_WALK 1
 #endif
