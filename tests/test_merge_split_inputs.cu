@@ -1,10 +1,11 @@
 /* The value split's tiles over every input the generator makes, on the CPU: for each
  * distribution and key type, the keys are drawn as `bench run` draws them, sorted (the merged
- * order), cut into tiles of about kTarget keys (four cuttings), each tile bucketed and walked as
- * sort_tile does (value_split.cuh's own bucket map and walk; each bucket's keys in a shuffled
- * order, as the scatter's atomics leave them). No tile may give up: one that did sent the whole
- * input to CUB's radix sort after the attempt (session 45: 1 key in 8 zero took 2.3 to 6.1x the
- * time of uniform keys on an H100). */
+ * order), cut into tiles of about kTarget keys (four cuttings), each tile bucketed and walked
+ * as sort_tile does (value_split.cuh's own bucket map and walk; each bucket's keys in a
+ * shuffled order, as the scatter's atomics leave them). No tile may give up: one that does
+ * sends the whole input to CUB's radix sort after the attempt (with session 45's walk, one
+ * tile of 259 did: f64 keys with 1 in 8 zero; tools/dev-test-variant merge_split_inputs
+ * -DPB_SPLIT_RUN_WALK=0). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
