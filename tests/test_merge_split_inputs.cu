@@ -4,7 +4,7 @@
  * as sort_tile does (value_split.cuh's own bucket map and walk; each bucket's keys in a
  * shuffled order, as the scatter's atomics leave them). No tile may give up: one that does
  * sends the whole input to CUB's radix sort after the attempt (with session 45's walk, one
- * tile of 259 did: f64 keys with 1 in 8 zero; tools/dev-test-variant merge_split_inputs
+ * tile of 258 did: f64 keys with 1 in 8 zero; tools/dev-test-variant merge_split_inputs
  * -DPB_SPLIT_RUN_WALK=0). */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -26,6 +26,8 @@ extern "C" {
 #include "datagen.h"
 }
 
+#include "split_tile_model.h"
+
 using namespace pb::merge;
 using namespace pb::merge::split;
 
@@ -39,30 +41,16 @@ struct Census {
 /* Whether sort_tile's walks would sort tile `bits` (ordered keys, ascending) or give up;
  * rng shuffles each bucket. */
 template <class K>
-static bool tile_sorts(const ordered_t<K> *bits, uint32_t D, std::mt19937_64 &rng,
-                       std::vector<std::vector<ordered_t<K>>> &buckets) {
+static bool tile_sorts(const ordered_t<K> *bits, uint32_t D, std::mt19937_64 &rng) {
     using B = ordered_t<K>;
     const B lo = bits[0], hi = bits[D - 1];
     if (TileRange<B>::one_value(lo, hi)) return true;
     const tile_range_t<K> range(lo, hi);
     if (range.by_value) return true; /* a bucket a value: written out, no walk */
-    for (auto &b : buckets) b.clear();
-    for (uint32_t q = 0; q < D; q++)
-        buckets[tile_bucket(range, lo, hi, bits[q])].push_back(bits[q]);
-    std::vector<B> sk;
-    sk.reserve(D);
-    uint32_t first = 0; /* where this thread's range starts: its words' buckets */
-    for (int b = 0; b < kBuckets; b++) {
-        if (b % (2 * kWordsThread) == 0) first = (uint32_t)sk.size();
-        std::shuffle(buckets[b].begin(), buckets[b].end(), rng);
-        sk.insert(sk.end(), buckets[b].begin(), buckets[b].end());
-        if ((b + 1) % (2 * kWordsThread) != 0) continue;
-        if (walk_buckets<false>(sk.data(), nullptr, first, (uint32_t)sk.size()) == kGaveUp)
-            return false;
-        if (!std::is_sorted(sk.begin() + first, sk.end()))
-            fail_msg("a walk left its range unsorted");
-    }
-    return true;
+    BucketedTile<B> t = bucket_tile(
+        bits, D, [&](B x) { return tile_bucket(range, lo, hi, x); },
+        [&](auto first, auto last) { std::shuffle(first, last, rng); });
+    return most_walk_moves(t) != kGaveUp;
 }
 
 template <class K> static Census census(enum pb_dtype dtype, enum pb_dist dist) {
@@ -75,7 +63,6 @@ template <class K> static Census census(enum pb_dtype dtype, enum pb_dist dist) 
     for (uint64_t i = 0; i < kKeys; i++) bits[i] = ordered_bits(keys[i]);
     std::sort(bits.begin(), bits.end());
     std::mt19937_64 rng(46);
-    std::vector<std::vector<B>> buckets(kBuckets);
     Census c;
     /* The samples cut runs of equal keys anywhere: tiles of kTarget keys give or take a
      * sixth, cut four times over. */
@@ -83,7 +70,7 @@ template <class K> static Census census(enum pb_dtype dtype, enum pb_dist dist) 
     for (int cutting = 0; cutting < 4; cutting++) {
         for (uint64_t at = 0; at < kKeys; c.tiles++) {
             const uint32_t D = (uint32_t)std::min<uint64_t>(size(rng), kKeys - at);
-            if (!tile_sorts<K>(bits.data() + at, D, rng, buckets) && c.gave_up++ == 0)
+            if (!tile_sorts<K>(bits.data() + at, D, rng) && c.gave_up++ == 0)
                 c.first_given_up = c.tiles;
             at += D;
         }

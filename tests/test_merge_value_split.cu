@@ -24,6 +24,8 @@ extern "C" {
 #include <cmocka.h>
 }
 
+#include "split_tile_model.h"
+
 using namespace pb::merge;
 using namespace pb::merge::split;
 
@@ -316,45 +318,30 @@ static void marked_walks_sort_each_range(void **state) {
     check_marked_walks<uint64_t>(rng);
 }
 
-/* The most key moves any thread's insertion walk makes over a tile of ordered keys bucketed
- * by bucket_of, each bucket in descending order (the worst order a scatter by atomics may
- * leave) and each thread's range 2 kWordsThread buckets, as sort_tile has them. */
+/* Each bucket in descending order: the worst order a scatter by atomics may leave. */
+static const auto descending = [](auto first, auto last) {
+    std::sort(first, last, std::greater<>());
+};
+
+/* The most key moves any thread's walk makes over a tile of ordered keys bucketed by
+ * bucket_of, each bucket in its worst order (kGaveUp where one gives up). */
 template <class B, class BucketOf>
-static uint32_t most_moves(std::vector<B> keys, BucketOf bucket_of) {
-    std::vector<std::vector<B>> buckets(kBuckets);
-    for (B x : keys) buckets[bucket_of(x)].push_back(x);
-    std::vector<B> sk;
-    std::vector<uint32_t> starts;
-    for (int b = 0; b < kBuckets; b++) {
-        if (b % (2 * kWordsThread) == 0) starts.push_back((uint32_t)sk.size());
-        std::sort(buckets[b].rbegin(), buckets[b].rend());
-        sk.insert(sk.end(), buckets[b].begin(), buckets[b].end());
-    }
-    starts.push_back((uint32_t)sk.size());
-    uint32_t most = 0;
-    for (size_t r = 0; r + 1 < starts.size(); r++)
-        most = std::max(most, walk_buckets<false>(sk.data(), nullptr, starts[r], starts[r + 1]));
-    if (most != kGaveUp && !std::is_sorted(sk.begin(), sk.end()))
-        fail_msg("a walk left its range unsorted");
-    return most;
+static uint32_t most_moves(const std::vector<B> &keys, BucketOf bucket_of) {
+    BucketedTile<B> t = bucket_tile(keys.data(), keys.size(), bucket_of, descending);
+    return most_walk_moves(t);
 }
 
 /* The moves a plain insertion sort (session 45's walk: a key past each larger one, copies
  * one by one) makes over the same worst-order buckets, the most of any thread's range. */
 template <class B, class BucketOf>
 static uint64_t plain_insertion_moves(const std::vector<B> &keys, BucketOf bucket_of) {
-    std::vector<std::vector<B>> buckets(kBuckets);
-    for (B x : keys) buckets[bucket_of(x)].push_back(x);
-    uint64_t most = 0, moves = 0;
-    std::vector<B> range;
-    for (int b = 0; b < kBuckets; b++) {
-        if (b % (2 * kWordsThread) == 0) range.clear(), moves = 0;
-        std::sort(buckets[b].rbegin(), buckets[b].rend());
-        for (B x : buckets[b]) {
-            range.push_back(x);
-            for (size_t q = range.size() - 1; q > 0 && range[q - 1] > range[q]; q--)
-                std::swap(range[q - 1], range[q]), moves++;
-        }
+    BucketedTile<B> t = bucket_tile(keys.data(), keys.size(), bucket_of, descending);
+    uint64_t most = 0;
+    for (size_t r = 0; r + 1 < t.starts.size(); r++) {
+        uint64_t moves = 0;
+        for (uint32_t a = t.starts[r] + 1; a < t.starts[r + 1]; a++)
+            for (uint32_t q = a; q > t.starts[r] && t.sk[q - 1] > t.sk[q]; q--)
+                std::swap(t.sk[q - 1], t.sk[q]), moves++;
         most = std::max(most, moves);
     }
     return most;

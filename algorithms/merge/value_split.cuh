@@ -75,7 +75,7 @@ constexpr uint32_t kGaveUp = ~0u;
  * tile is cut at tile edges, so its copies are the lowest or highest keys of the tiles it
  * touches; sharing their bucket with a few other keys, each other key the atomics left among
  * them moved past every copy before it, the tile gave up, and with it the whole input (rare:
- * one tile of 259, f64 keys with 1 in 8 zero, in tests/test_merge_split_inputs.cu's model).
+ * one tile of 258, f64 keys with 1 in 8 zero, in tests/test_merge_split_inputs.cu's model).
  * 0: session 45's walk, for A/B runs (tools/link-variant NAME algorithms/merge/merge_path.cu
  * -DPB_SPLIT_RUN_WALK=0). */
 #ifndef PB_SPLIT_RUN_WALK
@@ -694,8 +694,8 @@ __host__ __device__ __forceinline__ uint32_t walk_buckets(B *sk, const uint32_t 
                                                           uint32_t first, uint32_t end) {
     uint32_t moves = 0;
     B top = first < end ? sk[first] : 0;
-    uint32_t top_start = first; /* where the run of copies of top ends sk[first, a); or kUnknown */
-    constexpr uint32_t kUnknown = ~0u;
+    uint32_t top_start = first; /* sk[top_start, a): the copies of top ending the walked places */
+    constexpr uint32_t kUnknown = ~0u; /* top_start after a skip: found again if needed */
     uint32_t a = first + 1;
     while (a < end) {
         const B v = sk[a];
