@@ -350,9 +350,10 @@ static uint64_t plain_insertion_moves(const std::vector<B> &keys, BucketOf bucke
 /* A long run of equal keys is cut at tile edges, so its copies are a tile's lowest or highest
  * keys. Bucketed linearly, a few other keys share their bucket; moved past the copies one by
  * one they passed kMovesThread and the tile gave up (checked here by a plain insertion sort).
- * The walk moves the run as one (PB_SPLIT_RUN_WALK): about a move a key, and the tile sorts;
- * edge_bucket (PB_SPLIT_EDGE_BUCKETS) gives the two edge values a bucket each, in key order,
- * and the tile sorts too. 6000 copies of the highest (or lowest) value and 6000 distinct
+ * The walk moves the run as one (PB_SPLIT_RUN_WALK): about a move a key, and the tile sorts,
+ * but one thread's serial moves took 1 ms on an H100 (session 47); edge_bucket gives the two
+ * edge values a bucket each, in key order, few moves, and sort_tile takes it for such a tile
+ * (edge_buckets_wanted). 6000 copies of the highest (or lowest) value and 6000 distinct
  * keys, one of them next to the copies. */
 template <class Range, class B> static void check_edge_run(std::vector<B> keys, bool at_top) {
     std::sort(keys.begin(), keys.end());
@@ -368,7 +369,14 @@ template <class Range, class B> static void check_edge_run(std::vector<B> keys, 
     if (PB_SPLIT_RUN_WALK && (run_moves == kGaveUp || run_moves > keys.size()))
         fail_msg("run at the %s: linear buckets, %u moves", where, run_moves);
     const uint32_t moves = most_moves(keys, edges);
-    if (moves == kGaveUp) fail_msg("run at the %s: edge buckets gave up", where);
+    if (moves == kGaveUp || moves > kEdgeCopies)
+        fail_msg("run at the %s: edge buckets, %u moves", where, moves);
+    /* sort_tile's rule gives this tile edge buckets (its copies of lo and hi), and a tile of
+     * distinct keys none */
+    const uint32_t copies = (uint32_t)std::count(keys.begin(), keys.end(), lo) +
+                            (uint32_t)std::count(keys.begin(), keys.end(), hi);
+    if (!edge_buckets_wanted(copies) || edge_buckets_wanted(2))
+        fail_msg("run at the %s: edge buckets not chosen by the copies", where);
     uint32_t before = 0;
     for (B x : keys) {
         const uint32_t b = edges(x);

@@ -96,12 +96,25 @@ constexpr int kBoundsThreads = 256;
 #ifndef PB_SPLIT_FIRST_KEY_SEARCH
 #define PB_SPLIT_FIRST_KEY_SEARCH 1
 #endif
-/* A tile bucketed linearly gives its lowest and highest key values a bucket each, alone (an
- * A/B switch, session 45): the other answer to runs at tile edges (PB_SPLIT_RUN_WALK), at two
- * compares a key in the count and the scatter. */
+/* A tile bucketed linearly gives its lowest and highest key values a bucket each, alone
+ * (edge_bucket), where either value has at least kEdgeCopies copies: a run of equal keys longer
+ * than a tile is cut at tile edges, and bucketed with the few other keys nearest it, its copies
+ * each cost the walk a move, one thread's serial work while the block waits (H100, session 47:
+ * an f64 tile of 8525 zeros and one tiny positive key before them, 7600 moves, took the whole
+ * tile kernel of 2^24 keys in 1024 lists from 0.30 to 1.20 ms). Per tile, because giving every
+ * linear tile edge buckets (two compares a key in the count and the scatter) cost 1 to 7%
+ * elsewhere. PB_SPLIT_EDGE_BUCKETS (A/B runs, tools/link-variant NAME
+ * algorithms/merge/merge_path.cu -DPB_SPLIT_EDGE_BUCKETS=V): 0 never, 1 every linear tile, 2
+ * (default) where the copies call for it. */
 #ifndef PB_SPLIT_EDGE_BUCKETS
-#define PB_SPLIT_EDGE_BUCKETS 0
+#define PB_SPLIT_EDGE_BUCKETS 2
 #endif
+constexpr uint32_t kEdgeCopies = 128;
+/* Whether a linear tile whose lowest and highest values have edge_copies copies between them
+ * takes edge buckets. On the host too, for the CPU tests. */
+__host__ __device__ constexpr bool edge_buckets_wanted(uint32_t edge_copies) {
+    return PB_SPLIT_EDGE_BUCKETS == 1 || (PB_SPLIT_EDGE_BUCKETS == 2 && edge_copies >= kEdgeCopies);
+}
 /* Consecutive keys a thread of bounds_kernel walks: a block's keys fill 32 KB of shared
  * memory (with a pad key every 32 words). */
 template <class K> __host__ __device__ constexpr int bounds_items() { return 128 / (int)sizeof(K); }
@@ -498,6 +511,7 @@ template <uint32_t kLists, class B = uint32_t> struct TileShared {
     } temp;
     unsigned long long base;
     B lo, hi;
+    uint32_t edge_copies; /* sort_tile: copies of the tile's lowest and highest values */
     /* write_by_value: the bucket each warp's places start in */
     uint32_t warp_bucket[kThreads / 32];
 };
@@ -889,8 +903,8 @@ template <class K> struct RealTileRange {
     }
 };
 /* The bucket of key in a tile over [lo, hi] bucketed linearly by range, but for the tile's
- * lowest and highest values, each alone in the first and the last bucket
- * (PB_SPLIT_EDGE_BUCKETS). On the host too, for tests/test_merge_value_split.cu. */
+ * lowest and highest values, each alone in the first and the last bucket (edge buckets). On
+ * the host too, for tests/test_merge_value_split.cu. */
 template <class Range, class B>
 __host__ __device__ __forceinline__ uint32_t edge_bucket(const Range &range, B lo, B hi, B key) {
     constexpr uint32_t last = kBuckets - 1;
@@ -900,16 +914,13 @@ __host__ __device__ __forceinline__ uint32_t edge_bucket(const Range &range, B l
     return b < 1 ? 1 : b > last - 1 ? last - 1 : b;
 }
 
-/* A key's bucket in a tile over [lo, hi]: range's, or with PB_SPLIT_EDGE_BUCKETS (a tile
- * bucketed linearly) edge_bucket's. On the host too, for tests/test_merge_split_inputs.cu. */
+/* A key's bucket in a tile over [lo, hi]: range's, or edge_bucket's where the tile takes edge
+ * buckets (edges: edge_buckets_wanted, for a tile bucketed linearly). On the host too, for
+ * tests/test_merge_split_inputs.cu. */
 template <class Range, class B>
-__host__ __device__ __forceinline__ uint32_t tile_bucket(const Range &range, B lo, B hi, B key) {
-#if PB_SPLIT_EDGE_BUCKETS
-    if (!range.by_value) return edge_bucket(range, lo, hi, key);
-#else
-    (void)lo, (void)hi;
-#endif
-    return range.bucket(key);
+__host__ __device__ __forceinline__ uint32_t tile_bucket(const Range &range, B lo, B hi, B key,
+                                                         bool edges) {
+    return edges && !range.by_value ? edge_bucket(range, lo, hi, key) : range.bucket(key);
 }
 
 /* The bucket map a tile of K keys uses. */
@@ -926,6 +937,28 @@ template <class K, class B> __device__ bool holds_negative_zero(const B *sk, uin
         return __syncthreads_or(found);
     }
     return false;
+}
+
+/* The copies of lo and hi (ordered bits) among this thread's stretches of sk (raw K bits, each
+ * stretch sorted): a search of each stretch that starts at lo or ends at hi, in shared memory. */
+template <class K, uint32_t kLists, class B>
+__device__ __forceinline__ uint32_t edge_copies_of(const B *sk, const TileStretches<kLists> &t,
+                                                   B lo, B hi) {
+    uint32_t copies = 0, at = t.at;
+#pragma unroll
+    for (uint32_t l = 0; l < kLists; l++) {
+        const uint32_t end = at + t.len[l];
+        if (t.len[l] != 0 && ordered_of_raw<K>(sk[at]) == lo)
+            copies += pb::first_not(at, end, [&](uint32_t q) {
+                          return ordered_of_raw<K>(sk[q]) == lo;
+                      }) - at;
+        if (t.len[l] != 0 && ordered_of_raw<K>(sk[end - 1]) == hi)
+            copies += end - pb::first_not(at, end, [&](uint32_t q) {
+                                return ordered_of_raw<K>(sk[q]) < hi;
+                            });
+        at = end;
+    }
+    return copies;
 }
 
 /* Sorts a tile whose D keys (raw K bits) have landed in sk and writes it to out (floats'
@@ -953,6 +986,7 @@ __device__ bool sort_tile(B *sk, uint32_t *count, const TileStretches<kLists> &t
     if (th == 0) {
         sh.lo = lo_all;
         sh.hi = hi_all;
+        sh.edge_copies = 0;
     }
     for (int w = th; w < kCounterWords; w += kThreads) count[w] = 0;
     __syncthreads();
@@ -966,13 +1000,26 @@ __device__ bool sort_tile(B *sk, uint32_t *count, const TileStretches<kLists> &t
     const tile_range_t<K> range(lo, sh.hi);
     const bool by_value = range.by_value;
     const B hi = sh.hi;
-    const auto bucket_of = [&](B key) { return tile_bucket(range, lo, hi, key); };
+    bool edges = false;
+    if (!by_value && PB_SPLIT_EDGE_BUCKETS == 2) {
+        const uint32_t copies = edge_copies_of<K>(sk, t, lo, hi);
+        if (copies != 0) atomicAdd(&sh.edge_copies, copies);
+        __syncthreads();
+        edges = edge_buckets_wanted(sh.edge_copies);
+    } else {
+        edges = !by_value && edge_buckets_wanted(0);
+    }
+    /* two maps, each compiled apart, so that a tile without edge buckets pays nothing a key */
+    const auto bucket_of = [&](B key) { return range.bucket(key); };
+    const auto edge_bucket_of = [&](B key) { return edge_bucket(range, lo, hi, key); };
 
     /* A tile bucketed by value may hold many copies of a key, whose atomics on one counter
      * would queue: there the lanes of a warp that share a bucket add once, together. */
     B key[kItems];
     if (by_value)
         count_keys<K, true>(sk, count, D, bucket_of, key);
+    else if (edges)
+        count_keys<K, false>(sk, count, D, edge_bucket_of, key);
     else
         count_keys<K, false>(sk, count, D, bucket_of, key);
     __syncthreads();
@@ -1002,7 +1049,10 @@ __device__ bool sort_tile(B *sk, uint32_t *count, const TileStretches<kLists> &t
         write_by_value(sk, count, first, D, lo, sh.warp_bucket, o);
         return true;
     }
-    scatter_keys(sk, count, D, bucket_of, key);
+    if (edges)
+        scatter_keys(sk, count, D, edge_bucket_of, key);
+    else
+        scatter_keys(sk, count, D, bucket_of, key);
     __syncthreads();
     /* (the counters are free once the keys are scattered) */
     if (!(heavy ? sort_marked_buckets(sk, count, first, sum, D)
