@@ -60,9 +60,8 @@ static TileWalk tile_walk(const ordered_t<K> *bits, uint32_t D, std::mt19937_64 
                             (uint32_t)(bits + D - std::lower_bound(bits, bits + D, hi));
     const bool edges = edge_buckets_wanted(copies);
     const auto bucket_of = [&](B x) { return tile_bucket(range, lo, hi, x, edges); };
-    BucketedTile<B> t = bucket_tile(bits, D, bucket_of, [&](auto first, auto last) {
-        std::shuffle(first, last, rng);
-    });
+    BucketedTile<B> t = bucket_tile(bits, D, bucket_of,
+                                    [&](auto first, auto last) { std::shuffle(first, last, rng); });
     if (most_walk_moves(t) == kGaveUp) return TileWalk::kGivesUp;
     BucketedTile<B> worst = bucket_tile(bits, D, bucket_of, [](auto first, auto last) {
         std::sort(first, last, std::greater<>());

@@ -22,7 +22,8 @@
  *  4. tile_kernel, a block a tile (two an SM): its stretch of every list (rows i and
  *     i + 1), its output place (the sum of row i), its keys copied into shared memory by
  *     cp.async, bucketed linearly over their range (about one key a bucket, 16-bit
- *     counters), the buckets scanned, the keys scattered into bucket order (equal keys are
+ *     counters; the lowest and highest values a bucket each where either has many copies),
+ *     the buckets scanned, the keys scattered into bucket order (equal keys are
  *     the same bits, so their order does not show) and each thread's run of buckets
  *     insertion-sorted (a run of equal keys moved as one), then written out; a float tile
  *     holding -0.0 then writes its zeros' own bits again, the whole block copying them.
@@ -944,18 +945,15 @@ template <class K, class B> __device__ bool holds_negative_zero(const B *sk, uin
 template <class K, uint32_t kLists, class B>
 __device__ __forceinline__ uint32_t edge_copies_of(const B *sk, const TileStretches<kLists> &t,
                                                    B lo, B hi) {
+    const auto key = [&](uint32_t q) { return ordered_of_raw<K>(sk[q]); };
     uint32_t copies = 0, at = t.at;
 #pragma unroll
     for (uint32_t l = 0; l < kLists; l++) {
         const uint32_t end = at + t.len[l];
-        if (t.len[l] != 0 && ordered_of_raw<K>(sk[at]) == lo)
-            copies += pb::first_not(at, end, [&](uint32_t q) {
-                          return ordered_of_raw<K>(sk[q]) == lo;
-                      }) - at;
-        if (t.len[l] != 0 && ordered_of_raw<K>(sk[end - 1]) == hi)
-            copies += end - pb::first_not(at, end, [&](uint32_t q) {
-                                return ordered_of_raw<K>(sk[q]) < hi;
-                            });
+        if (t.len[l] != 0 && key(at) == lo)
+            copies += pb::first_not(at, end, [&](uint32_t q) { return key(q) == lo; }) - at;
+        if (t.len[l] != 0 && key(end - 1) == hi)
+            copies += end - pb::first_not(at, end, [&](uint32_t q) { return key(q) < hi; });
         at = end;
     }
     return copies;
