@@ -8,11 +8,12 @@
 #include <vector>
 
 /* A tile's keys in bucket order, each bucket as `arrange` left it (the scatter's atomics leave
- * any order), and where each thread's range of 2 kWordsThread buckets starts (the last entry:
- * the end). */
+ * any order), where each thread's range of 2 kWordsThread buckets starts (the last entry: the
+ * end), and each bucket's end (its counter as the scatter leaves it). */
 template <class B> struct BucketedTile {
     std::vector<B> sk;
     std::vector<uint32_t> starts;
+    std::vector<uint32_t> ends;
 };
 
 template <class B, class BucketOf, class Arrange>
@@ -30,7 +31,15 @@ static BucketedTile<B> bucket_tile(const B *keys, size_t n, BucketOf bucket_of, 
         arrange(t.sk.begin() + start[b], t.sk.begin() + start[b + 1]);
     }
     t.starts.push_back((uint32_t)n);
+    t.ends.assign(start.begin() + 1, start.end());
     return t;
+}
+
+/* The copies of a sorted tile's lowest and highest values between them, as sort_tile counts
+ * them (edge_copies_of) for edge_buckets_wanted. */
+template <class B> static uint32_t edge_copies_sorted(const B *bits, size_t n) {
+    return (uint32_t)(std::upper_bound(bits, bits + n, bits[0]) - bits) +
+           (uint32_t)(bits + n - std::lower_bound(bits, bits + n, bits[n - 1]));
 }
 
 /* The most key moves any thread's walk (walk_buckets) makes over t, or kGaveUp where one

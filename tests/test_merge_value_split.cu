@@ -373,9 +373,8 @@ template <class Range, class B> static void check_edge_run(std::vector<B> keys, 
         fail_msg("run at the %s: edge buckets, %u moves", where, moves);
     /* sort_tile's rule gives this tile edge buckets (its copies of lo and hi), and a tile of
      * distinct keys none */
-    const uint32_t copies = (uint32_t)std::count(keys.begin(), keys.end(), lo) +
-                            (uint32_t)std::count(keys.begin(), keys.end(), hi);
-    if (!edge_buckets_wanted(copies) || edge_buckets_wanted(2))
+    if (!edge_buckets_wanted(edge_copies_sorted(keys.data(), keys.size())) ||
+        edge_buckets_wanted(2))
         fail_msg("run at the %s: edge buckets not chosen by the copies", where);
     uint32_t before = 0;
     for (B x : keys) {
@@ -412,10 +411,8 @@ static void long_runs_at_tile_edges_sort(void **state) {
  * tile, every place written once. */
 template <class B, class BucketOf>
 static void check_rank_places(const std::vector<B> &keys, BucketOf bucket_of, const char *what) {
-    BucketedTile<B> t = bucket_tile(keys.data(), keys.size(), bucket_of, descending);
-    std::vector<uint32_t> end(kBuckets, 0); /* each bucket's end, as the scatter leaves it */
-    for (B x : keys) end[bucket_of(x)]++;
-    for (int b = 1; b < kBuckets; b++) end[b] += end[b - 1];
+    const BucketedTile<B> t = bucket_tile(keys.data(), keys.size(), bucket_of, descending);
+    const std::vector<uint32_t> &end = t.ends;
     std::vector<B> out(keys.size());
     std::vector<bool> written(keys.size(), false);
     for (uint32_t q = 0; q < keys.size(); q++) {

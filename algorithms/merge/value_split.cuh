@@ -1034,7 +1034,7 @@ __device__ bool sort_tile(B *sk, uint32_t *count, const TileStretches<kLists> &t
         sh.lo = lo_all;
         sh.hi = hi_all;
         sh.edge_copies = 0;
-        sh.crowded = 0;
+        if (PB_SPLIT_RANK_PLACES) sh.crowded = 0;
     }
     for (int w = th; w < kCounterWords; w += kThreads) count[w] = 0;
     __syncthreads();
@@ -1048,18 +1048,18 @@ __device__ bool sort_tile(B *sk, uint32_t *count, const TileStretches<kLists> &t
     const tile_range_t<K> range(lo, sh.hi);
     const bool by_value = range.by_value;
     const B hi = sh.hi;
-    bool edges = false;
+    uint32_t copies = 0; /* of lo and hi: only the rule of PB_SPLIT_EDGE_BUCKETS=2 counts them */
     if (!by_value && PB_SPLIT_EDGE_BUCKETS == 2) {
-        const uint32_t copies = edge_copies_of<K>(sk, t, lo, hi);
+        copies = edge_copies_of<K>(sk, t, lo, hi);
         if (copies != 0) atomicAdd(&sh.edge_copies, copies);
         __syncthreads();
-        edges = edge_buckets_wanted(sh.edge_copies);
-    } else {
-        edges = !by_value && edge_buckets_wanted(0);
+        copies = sh.edge_copies;
     }
-    /* two maps, each compiled apart, so that a tile without edge buckets pays nothing a key */
-    const auto bucket_of = [&](B key) { return range.bucket(key); };
-    const auto edge_bucket_of = [&](B key) { return edge_bucket(range, lo, hi, key); };
+    const bool edges = !by_value && edge_buckets_wanted(copies);
+    /* tile_bucket's two maps, each compiled apart, so that a tile without edge buckets pays
+     * nothing a key */
+    const auto bucket_of = [&](B key) { return tile_bucket(range, lo, hi, key, false); };
+    const auto edge_bucket_of = [&](B key) { return tile_bucket(range, lo, hi, key, true); };
 
     /* A tile bucketed by value may hold many copies of a key, whose atomics on one counter
      * would queue: there the lanes of a warp that share a bucket add once, together. */
