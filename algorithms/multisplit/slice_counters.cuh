@@ -83,7 +83,16 @@ inline int counter_items_for(uint64_t n) {
  * bins +6.8%, 256 +0.3%, 65536 (two passes of 256) +0.4%, binomial 256 +11.7%, 90% of
  * keys in one bin -15.6%; with values 256 bins +43%, 65536 +42%; 2^25 keys 256 bins
  * +5.2%, with values +39%. */
-constexpr int kCounterRowChoices[] = {9, 21, 33, 41, 65};
+/* 51 rows (passes of 83 to 102 digits, as 100 bins; session 48) take keys alone: one block
+ * an SM, as 65 do, but a quarter less raking, clearing and counter memory. H100, u32 keys,
+ * time against 65 rows (configs/tests/multisplit-counter-rows-51.json,
+ * PB_MULTISPLIT_COUNTER_SKIP_ROWS=51, one binary, results/h100/session48-call1-*): 2^28
+ * keys 100 bins -2.9% (uniform), -2.5% (binomial), -3.0% (90% in one bin), 6000 (64 x 94)
+ * -1.4 to -1.7%; 2^23 to 2^26 -1.4 to -2.7%. With values +0.5% (2^28, 100 bins), so pairs
+ * keep 65 rows (counter_rows). At 24 keys a thread (two blocks an SM, whose 128 registers
+ * spill 8 to 16 bytes there, ptxas sm_90) they took 1 to 6% more time than 65 rows at 32. */
+constexpr int kCounterMidRows = 51;
+constexpr int kCounterRowChoices[] = {9, 21, 33, 41, kCounterMidRows, 65};
 constexpr int kCounterRowKinds = sizeof(kCounterRowChoices) / sizeof(kCounterRowChoices[0]);
 constexpr int kCounterMostRows = kCounterRowChoices[kCounterRowKinds - 1];
 constexpr uint32_t kCounterMaxDigits = 2 * kCounterMostRows;
@@ -431,10 +440,10 @@ __global__ void __launch_bounds__(kCounterThreads,
     }
 }
 
-/* The fewest rows that take `digits`, 0 when none does. */
-inline int counter_rows(uint32_t digits) {
+/* The fewest rows that take `digits` (pairs: not kCounterMidRows), 0 when none does. */
+inline int counter_rows(uint32_t digits, bool pairs) {
     for (int rows : kCounterRowChoices)
-        if (digits <= 2u * rows) return rows;
+        if (digits <= 2u * rows && !(pairs && rows == kCounterMidRows)) return rows;
     return 0;
 }
 

@@ -465,11 +465,11 @@ inline uint32_t counter_max_digits_asked() {
 /* The counter rows a pass of `digits` digits takes (counter_rows), or for A/B runs, where
  * PB_MULTISPLIT_COUNTER_SKIP_ROWS names that choice, the next one up (none past the
  * most). */
-inline int pass_counter_rows(uint32_t digits) {
-    const int rows = counter_rows(digits);
+inline int pass_counter_rows(uint32_t digits, bool pairs) {
+    const int rows = counter_rows(digits, pairs);
     const char *knob = getenv("PB_MULTISPLIT_COUNTER_SKIP_ROWS");
     if (rows == 0 || !knob || !*knob || strtol(knob, nullptr, 10) != rows) return rows;
-    return counter_rows(2 * rows + 1);
+    return counter_rows(2 * rows + 1, pairs);
 }
 
 /* Passes of at most kCounterMaxDigits digits over 4-byte keys take the counter scatter
@@ -503,12 +503,12 @@ inline int pass_counter_rows(uint32_t digits) {
  * session29-call1-*), 2^28 u32 pairs, 32 keys a thread: 40 bins 5.8% less (1.8163 ->
  * 1.7112 ms), 512 1.6% less, 1024 2.5% less, 90% of keys in one bin 26 to 28% less; 2^25
  * pairs at 40 bins 3.6% less, 2^23 even. */
-template <class T> int counter_rows_wanted(uint32_t max_digits) {
+template <class T> int counter_rows_wanted(uint32_t max_digits, bool pairs) {
     if (sizeof(T) != 4) return 0;
     const char *knob = getenv("PB_MULTISPLIT_RANK");
     if (knob && strcmp(knob, "masks") == 0) return 0;
     if (max_digits > counter_max_digits_asked()) return 0;
-    return pass_counter_rows(max_digits);
+    return pass_counter_rows(max_digits, pairs);
 }
 
 /* The counter scatter's keys a thread (counter_items_for), or PB_MULTISPLIT_COUNTER_ITEMS (one
@@ -561,7 +561,8 @@ inline bool shared_count_wanted(uint32_t bins, uint64_t n, uint32_t pieces) {
 constexpr uint32_t kTileRoundsMinBins = 320, kTileRoundsMostBins = 384;
 constexpr uint64_t kTileRoundsMinKeys = 1ull << 26;
 template <class T, class Digit, bool kPairs> bool tile_rounds_wanted(uint32_t bins, uint64_t n) {
-    if (kPairs || !std::is_same<Digit, Range32Digit>::value || counter_rows_wanted<T>(1) == 0)
+    if (kPairs || !std::is_same<Digit, Range32Digit>::value ||
+        counter_rows_wanted<T>(1, false) == 0)
         return false;
     const char *knob = getenv("PB_MULTISPLIT_TILE_ROUNDS");
     if (knob && *knob == '0') return false;
@@ -599,7 +600,7 @@ constexpr uint64_t kPairsCounterPassesMinKeys = 1ull << 26;
 template <class T, bool kPairs> bool one_pass(uint32_t bins, uint64_t n) {
     const bool wide = wide_tiles<T, kPairs>(bins, n);
     const bool counter_passes =
-        kPairs && n >= kPairsCounterPassesMinKeys && counter_rows_wanted<T>(1) != 0;
+        kPairs && n >= kPairsCounterPassesMinKeys && counter_rows_wanted<T>(1, kPairs) != 0;
     uint32_t most = kPairs && wide && counter_passes ? kPairsCounterPassesAbove
                     : kPairs && wide                 ? kWideTileMaxDigits
                     : kPairs                         ? kPairsSinglePassMaxBins
@@ -644,17 +645,21 @@ auto with_scatter_kernel(const Plan &p, uint32_t digits, F &&f) {
     const uint32_t max_digits = p.max_digits;
     if constexpr (sizeof(T) == 4 && std::is_same<Digit, Range32Digit>::value && !kPairs) {
         if (p.tile_rounds)
-            return with_counter_rows<kTileRoundsMaxRows>(counter_rows(max_digits), [&](auto r) {
-                constexpr int kRows = r.value;
-                auto kernel = tile_rounds_kernel<T, kRows, kTileRoundsItems>;
-                return f(kernel, kernel, RoundsSmem<kRows, kTileRoundsItems>::bytes());
-            });
+            return with_counter_rows<kTileRoundsMaxRows>(
+                counter_rows(max_digits, false), [&](auto r) {
+                    constexpr int kRows = r.value;
+                    auto kernel = tile_rounds_kernel<T, kRows, kTileRoundsItems>;
+                    return f(kernel, kernel, RoundsSmem<kRows, kTileRoundsItems>::bytes());
+                });
     }
     if constexpr (sizeof(T) == 4) {
         if (p.counter_rows)
-            return with_counter_rows(pass_counter_rows(digits), [&](auto r) {
+            return with_counter_rows(pass_counter_rows(digits, kPairs), [&](auto r) {
                 return with_counter_items(p.counter_items, [&](auto items) {
-                    constexpr int kRows = r.value, kItems = items.value;
+                    /* (pairs never take kCounterMidRows: no kernel built for them) */
+                    constexpr int kRows =
+                        kPairs && r.value == kCounterMidRows ? kCounterMostRows : r.value;
+                    constexpr int kItems = items.value;
                     return f(counter_scatter_kernel<T, Digit, kRows, false, kItems, kPairs>,
                              counter_scatter_kernel<T, Digit, kRows, true, kItems, kPairs>,
                              CounterSmem<kRows, kItems, Digit, kPairs>::bytes(digits));
@@ -692,7 +697,7 @@ template <class T, class Digit, bool kPairs> Plan make_plan(const pb_multisplit_
     p.max_digits = p.pass[0].digits > p.pass[1].digits ? p.pass[0].digits : p.pass[1].digits;
     /* every pass's digits take the width (or the counter rows, or the tiles) of the most
      * digits */
-    p.counter_rows = counter_rows_wanted<T>(p.max_digits);
+    p.counter_rows = counter_rows_wanted<T>(p.max_digits, kPairs);
     p.counter_items = p.tile_rounds ? kTileRoundsItems : counter_items_wanted(a->n);
     p.wide = p.counter_rows == 0 && wide_tiles<T, kPairs>(p.max_digits, a->n);
     static_assert(kCounterThreads == kThreads, "both scatters launch kThreads");

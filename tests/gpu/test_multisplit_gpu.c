@@ -85,6 +85,9 @@ static void skewed_and_duplicates(void **state) {
     check(small ? 30011 : 300007, "f32", "binomial", "u32", "range", 5000);
     check(small ? 30011 : 300007, "u64", "sorted", "u32", "range", 64);
     check(small ? 30011 : 300007, "u32", "reverse", "u32", "range", 65536);
+    /* 51 counter rows (one pass of 100 digits), keys alone: under PB_TEST_SMALL too, for the
+     * sanitizers */
+    check(small ? 30011 : 300007, "i32", "skewed", "none", "range", 100);
 }
 
 static void large_inputs(void **state) {
@@ -114,6 +117,13 @@ static void large_inputs(void **state) {
     check((1 << 22) + 5, "u32", "uniform", "u32", "range", 128);
     check((1 << 22) + 5, "i32", "skewed", "none", "range", 130);
     check((1 << 22) + 5, "u32", "uniform", "none", "range", 8192);
+    check(1 << 20, "u32", "binomial", "u32", "range", 128);
+    /* 51 counter rows (keys alone): one pass of 102 digits (the most) over signed keys mostly
+     * in one bin, two of 64 x 94 (6000 bins); 100 bins with values take 65 rows; at 2^20
+     * keys, 16 keys a thread */
+    check((1 << 22) + 5, "i32", "skewed", "none", "range", 102);
+    check((1 << 22) + 5, "u32", "uniform", "u32", "range", 100);
+    check((1 << 22) + 5, "u32", "uniform", "none", "range", 6000);
     check(1 << 20, "u32", "binomial", "u32", "range", 100);
     /* 41 counter rows: one pass of 82 digits (the most) over signed keys mostly in one bin,
      * two of 64 x 79 with values, 80 bins at 2^20 keys (16 keys a thread) */
