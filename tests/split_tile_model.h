@@ -8,12 +8,11 @@
 #include <vector>
 
 /* A tile's keys in bucket order, each bucket as `arrange` left it (the scatter's atomics leave
- * any order), where each thread's range of 2 kWordsThread buckets starts (the last entry: the
- * end), and each bucket's end (its counter as the scatter leaves it). */
+ * any order), and where each thread's range of 2 kWordsThread buckets starts (the last entry:
+ * the end). */
 template <class B> struct BucketedTile {
     std::vector<B> sk;
     std::vector<uint32_t> starts;
-    std::vector<uint32_t> ends;
 };
 
 template <class B, class BucketOf, class Arrange>
@@ -31,7 +30,6 @@ static BucketedTile<B> bucket_tile(const B *keys, size_t n, BucketOf bucket_of, 
         arrange(t.sk.begin() + start[b], t.sk.begin() + start[b + 1]);
     }
     t.starts.push_back((uint32_t)n);
-    t.ends.assign(start.begin() + 1, start.end());
     return t;
 }
 

@@ -406,55 +406,6 @@ static void long_runs_at_tile_edges_sort(void **state) {
     }
 }
 
-/* write_by_rank's places (PB_SPLIT_RANK_PLACES): over a tile bucketed by bucket_of, each
- * bucket in its worst order, every key's rank_place among its bucket's keys gives a sorted
- * tile, every place written once. */
-template <class B, class BucketOf>
-static void check_rank_places(const std::vector<B> &keys, BucketOf bucket_of, const char *what) {
-    const BucketedTile<B> t = bucket_tile(keys.data(), keys.size(), bucket_of, descending);
-    const std::vector<uint32_t> &end = t.ends;
-    std::vector<B> out(keys.size());
-    std::vector<bool> written(keys.size(), false);
-    for (uint32_t q = 0; q < keys.size(); q++) {
-        const uint32_t b = bucket_of(t.sk[q]);
-        const uint32_t place = rank_place(t.sk.data(), b ? end[b - 1] : 0u, end[b], q);
-        if (place >= keys.size() || written[place])
-            fail_msg("%s: place %u outside the tile or taken twice", what, place);
-        written[place] = true;
-        out[place] = t.sk[q];
-    }
-    std::vector<B> sorted = keys;
-    std::sort(sorted.begin(), sorted.end());
-    if (out != sorted) fail_msg("%s: the ranked tile is not the sorted one", what);
-}
-
-static void rank_places_sort_a_tile(void **state) {
-    (void)state;
-    std::mt19937_64 rng(47);
-    /* u32 keys uniform over 2^30 values (about one a bucket), and 3000 values with four
-     * copies each (buckets of several keys and of copies) */
-    std::vector<uint32_t> u(12000), few(12000);
-    for (auto &x : u) x = (uint32_t)(rng() % (1u << 30));
-    for (size_t i = 0; i < few.size(); i++) few[i] = (uint32_t)(i % 3000) * 7919u;
-    for (const auto *keys : {&u, &few}) {
-        const uint32_t lo = *std::min_element(keys->begin(), keys->end());
-        const uint32_t hi = *std::max_element(keys->begin(), keys->end());
-        const TileRange<uint32_t> range(lo, hi);
-        check_rank_places(
-            *keys, [&](uint32_t x) { return range.bucket(x); }, "u32");
-        check_rank_places(
-            *keys, [&](uint32_t x) { return edge_bucket(range, lo, hi, x); }, "u32 edges");
-    }
-    /* f64 keys uniform in [-1, 1), with a run of zeros */
-    std::vector<uint64_t> d(12000, ordered_bits(0.0));
-    std::uniform_real_distribution<double> v(-1.0, 1.0);
-    for (size_t i = 0; i < 9000; i++) d[i] = ordered_bits(v(rng));
-    const RealTileRange<double> range(*std::min_element(d.begin(), d.end()),
-                                      *std::max_element(d.begin(), d.end()));
-    check_rank_places(
-        d, [&](uint64_t x) { return range.bucket(x); }, "f64");
-}
-
 /* The bounds walk's search (last_row_at_or_below): from any row whose splitter lies at or
  * below a word, the last such row, as a walk a row at a time finds it, in about 2 log2 of
  * the rows crossed probes; splitters as bounds_kernel has them (0 at row 0, strictly rising
@@ -517,7 +468,6 @@ int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(marked_walks_sort_each_range),
         cmocka_unit_test(long_runs_at_tile_edges_sort),
-        cmocka_unit_test(rank_places_sort_a_tile),
         cmocka_unit_test(buckets_stay_in_range_and_order),
         cmocka_unit_test(ordered_bits_come_back),
         cmocka_unit_test(words_order_as_key_then_place),

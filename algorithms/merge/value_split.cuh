@@ -90,34 +90,6 @@ __host__ __device__ constexpr uint32_t walk_budget(uint32_t walked) {
 }
 constexpr int kBoundsThreads = 256;
 
-/* A tile whose buckets hold at most kRankMost keys each is written out by ranks instead of
- * walked (PB_SPLIT_RANK_PLACES, session 47, an A/B switch, off, not yet timed): each thread
- * takes places of the scattered tile a warp row at a time, counts its key's place among its
- * bucket's keys (rank_place) and writes the key there. No walk, whose lanes wait on each
- * other's insertions (one lane inserting in 87% of a warp's walk steps, f64 tiles of 2^24
- * keys, H100 ncu, session 47), and no dependent chain from key to key. To time it:
- * tools/link-variant rank algorithms/merge/merge_path.cu -DPB_SPLIT_RANK_PLACES=1. */
-#ifndef PB_SPLIT_RANK_PLACES
-#define PB_SPLIT_RANK_PLACES 0
-#endif
-constexpr uint32_t kRankMost = 16;
-
-/* The place in the sorted tile of sk[q], whose bucket holds sk[start, end) in any order: the
- * bucket's start, plus its keys below sk[q], plus its copies of sk[q] before place q (equal
- * keys are the same bits, so any distinct places do). On the host too, for
- * tests/test_merge_value_split.cu. */
-template <class B>
-__host__ __device__ __forceinline__ uint32_t rank_place(const B *sk, uint32_t start, uint32_t end,
-                                                        uint32_t q) {
-    const B key = sk[q];
-    uint32_t place = start;
-    for (uint32_t j = start; j < end; j++) {
-        const B x = sk[j];
-        place += x < key || (x == key && j < q);
-    }
-    return place;
-}
-
 /* 4-byte keys find a list's first key's rows by search_rows, not a load a row (lists drawn
  * sorted, or short ones, start rows past row 0; 8-byte keys search past any key's second
  * row). 0: the walk alone, for A/B runs (tools/link-variant NAME
@@ -132,7 +104,10 @@ __host__ __device__ __forceinline__ uint32_t rank_place(const B *sk, uint32_t st
  * an f64 tile of 8525 zeros and one tiny positive key before them, 7600 moves, took the whole
  * tile kernel of 2^24 keys in 1024 lists from 0.30 to 1.20 ms). Per tile, because giving every
  * linear tile edge buckets (two compares a key in the count and the scatter) cost 1 to 7%
- * elsewhere. PB_SPLIT_EDGE_BUCKETS (A/B runs, tools/link-variant NAME
+ * elsewhere. The rule (H100, session 48, configs/tests/merge-edge-rule.json and
+ * merge-split-walk-rows.json against 0): that f64 input 0.55 against 1.44 ms, uniform
+ * keys 1.5 to 2.2% more time (not the barrier: folded into the range's reduction, it cost
+ * more). PB_SPLIT_EDGE_BUCKETS (A/B runs, tools/link-variant NAME
  * algorithms/merge/merge_path.cu -DPB_SPLIT_EDGE_BUCKETS=V): 0 never, 1 every linear tile, 2
  * (default) where the copies call for it. */
 #ifndef PB_SPLIT_EDGE_BUCKETS
@@ -541,7 +516,6 @@ template <uint32_t kLists, class B = uint32_t> struct TileShared {
     unsigned long long base;
     B lo, hi;
     uint32_t edge_copies; /* sort_tile: copies of the tile's lowest and highest values */
-    uint32_t crowded;     /* sort_tile: a bucket holds over kRankMost keys */
     /* write_by_value: the bucket each warp's places start in */
     uint32_t warp_bucket[kThreads / 32];
 };
@@ -988,26 +962,6 @@ __device__ __forceinline__ uint32_t edge_copies_of(const B *sk, const TileStretc
     return copies;
 }
 
-/* A scattered tile (sk: ordered keys in bucket order, each bucket in any order; count: each
- * bucket's end, as the scatter left it) written out sorted by ranks (PB_SPLIT_RANK_PLACES):
- * a thread a place, a warp a row of 32, each key to its rank_place in its bucket. Ends with
- * a barrier. Not inlined, and sort_tile's flag for it in shared memory: with the flag in a
- * register across the scatter, inlined or not, tile kernels spilled 4 to 28 bytes (ptxas
- * sm_90, session 47); so, none. */
-template <class K, class B, class BucketOf>
-__device__ __noinline__ void write_by_rank(const B *sk, const uint32_t *count, uint32_t D,
-                                           BucketOf bucket_of, K *o) {
-    const auto end_of = [&](uint32_t b) { return count[counter_word(b)] >> (b & 1) * 16 & 0xffff; };
-#pragma unroll 4
-    for (int r = 0; r < kItems; r++) {
-        const uint32_t q = threadIdx.x + r * kThreads;
-        if (q >= D) break;
-        const uint32_t b = bucket_of(sk[q]);
-        o[rank_place(sk, b ? end_of(b - 1) : 0u, end_of(b), q)] = from_ordered_bits<K>(sk[q]);
-    }
-    __syncthreads();
-}
-
 /* Sorts a tile whose D keys (raw K bits) have landed in sk and writes it to out (floats'
  * zeros all as +0.0: the order takes -0.0 and +0.0 as equal); false (every thread) if its
  * insertion sort would move keys too often. Ends with a barrier. */
@@ -1034,7 +988,6 @@ __device__ bool sort_tile(B *sk, uint32_t *count, const TileStretches<kLists> &t
         sh.lo = lo_all;
         sh.hi = hi_all;
         sh.edge_copies = 0;
-        if (PB_SPLIT_RANK_PLACES) sh.crowded = 0;
     }
     for (int w = th; w < kCounterWords; w += kThreads) count[w] = 0;
     __syncthreads();
@@ -1090,8 +1043,6 @@ __device__ bool sort_tile(B *sk, uint32_t *count, const TileStretches<kLists> &t
             const uint32_t c = *word, c0 = c & 0xffff;
             *word = a | (a + c0) << 16;
             a += c0 + (c >> 16);
-            /* (in shared memory, read after the scatter: no register live across it) */
-            if (PB_SPLIT_RANK_PLACES && max(c0, c >> 16) > kRankMost) sh.crowded = 1;
         }
     }
     const bool heavy = __syncthreads_or(sum > kHeavyThread);
@@ -1104,13 +1055,6 @@ __device__ bool sort_tile(B *sk, uint32_t *count, const TileStretches<kLists> &t
     else
         scatter_keys(sk, count, D, bucket_of, key);
     __syncthreads();
-    if (PB_SPLIT_RANK_PLACES && !sh.crowded) {
-        if (edges)
-            write_by_rank<K>(sk, count, D, edge_bucket_of, o);
-        else
-            write_by_rank<K>(sk, count, D, bucket_of, o);
-        return true;
-    }
     /* (the counters are free once the keys are scattered) */
     if (!(heavy ? sort_marked_buckets(sk, count, first, sum, D)
                 : sort_thread_buckets(sk, first, sum)))
