@@ -55,7 +55,7 @@ static TileWalk tile_walk(const ordered_t<K> *bits, uint32_t D, std::mt19937_64 
     if (TileRange<B>::one_value(lo, hi)) return TileWalk::kSorts;
     const tile_range_t<K> range(lo, hi);
     if (range.by_value) return TileWalk::kSorts; /* a bucket a value: written out, no walk */
-    const bool edges = edge_buckets_wanted(edge_copies_sorted(bits, D));
+    const bool edges = edge_buckets_wanted(edge_measure(range, bits, D));
     const auto bucket_of = [&](B x) { return tile_bucket(range, lo, hi, x, edges); };
     BucketedTile<B> t = bucket_tile(bits, D, bucket_of,
                                     [&](auto first, auto last) { std::shuffle(first, last, rng); });

@@ -373,7 +373,7 @@ template <class Range, class B> static void check_edge_run(std::vector<B> keys, 
         fail_msg("run at the %s: edge buckets, %u moves", where, moves);
     /* sort_tile's rule gives this tile edge buckets (its copies of lo and hi), and a tile of
      * distinct keys none */
-    if (!edge_buckets_wanted(edge_copies_sorted(keys.data(), keys.size())) ||
+    if (!edge_buckets_wanted(edge_measure(range, keys.data(), keys.size())) ||
         edge_buckets_wanted(2))
         fail_msg("run at the %s: edge buckets not chosen by the copies", where);
     uint32_t before = 0;

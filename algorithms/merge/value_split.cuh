@@ -65,6 +65,10 @@ constexpr int kCounterWords = kWords + kWords / 32;
 __host__ __device__ constexpr uint32_t counter_word(uint32_t bucket) {
     return (bucket >> 1) + (bucket >> 6);
 }
+/* Bucket b's 16-bit counter in count. */
+__host__ __device__ inline uint32_t bucket_counter(const uint32_t *count, uint32_t b) {
+    return count[counter_word(b)] >> (b & 1) * 16 & 0xffffu;
+}
 static_assert(kCap < 65536, "a bucket's start fits 16 bits");
 /* The key moves a thread's insertion sort may make before its tile is given up: about
  * 3 a key of its 24 (two buckets of 40 distinct keys). */
@@ -109,7 +113,10 @@ constexpr int kBoundsThreads = 256;
  * keys 1.5 to 2.2% more time (not the barrier: folded into the range's reduction, it cost
  * more). PB_SPLIT_EDGE_BUCKETS (A/B runs, tools/link-variant NAME
  * algorithms/merge/merge_path.cu -DPB_SPLIT_EDGE_BUCKETS=V): 0 never, 1 every linear tile, 2
- * (default) where the copies call for it. */
+ * (default) where the copies call for it, 3 (session 48, not yet timed) where the linear
+ * map's first and last buckets, which hold every copy of lo and hi, hold kEdgeCopies keys
+ * between them: read from the counters after the count, with no search, atomic or barrier
+ * of its own; such a tile (rare) is counted again with edge buckets. */
 #ifndef PB_SPLIT_EDGE_BUCKETS
 #define PB_SPLIT_EDGE_BUCKETS 2
 #endif
@@ -117,7 +124,7 @@ constexpr uint32_t kEdgeCopies = 128;
 /* Whether a linear tile whose lowest and highest values have edge_copies copies between them
  * takes edge buckets. On the host too, for the CPU tests. */
 __host__ __device__ constexpr bool edge_buckets_wanted(uint32_t edge_copies) {
-    return PB_SPLIT_EDGE_BUCKETS == 1 || (PB_SPLIT_EDGE_BUCKETS == 2 && edge_copies >= kEdgeCopies);
+    return PB_SPLIT_EDGE_BUCKETS == 1 || (PB_SPLIT_EDGE_BUCKETS >= 2 && edge_copies >= kEdgeCopies);
 }
 /* Consecutive keys a thread of bounds_kernel walks: a block's keys fill 32 KB of shared
  * memory (with a pad key every 32 words). */
@@ -1008,7 +1015,7 @@ __device__ bool sort_tile(B *sk, uint32_t *count, const TileStretches<kLists> &t
         __syncthreads();
         copies = sh.edge_copies;
     }
-    const bool edges = !by_value && edge_buckets_wanted(copies);
+    bool edges = !by_value && PB_SPLIT_EDGE_BUCKETS != 3 && edge_buckets_wanted(copies);
     /* tile_bucket's two maps, each compiled apart, so that a tile without edge buckets pays
      * nothing a key */
     const auto bucket_of = [&](B key) { return tile_bucket(range, lo, hi, key, false); };
@@ -1024,6 +1031,15 @@ __device__ bool sort_tile(B *sk, uint32_t *count, const TileStretches<kLists> &t
     else
         count_keys<K, false>(sk, count, D, bucket_of, key);
     __syncthreads();
+    if (PB_SPLIT_EDGE_BUCKETS == 3 && !by_value &&
+        edge_buckets_wanted(bucket_counter(count, 0) + bucket_counter(count, kBuckets - 1))) {
+        edges = true; /* (the same counters for every thread: the barriers are the block's) */
+        __syncthreads();
+        for (int w = th; w < kCounterWords; w += kThreads) count[w] = 0;
+        __syncthreads();
+        count_keys<K, false>(sk, count, D, edge_bucket_of, key);
+        __syncthreads();
+    }
     if (by_value) /* for write_by_value's marks: the keys are counted, and not needed again */
         for (uint32_t q = th; q < D; q += kThreads) sk[q] = 0;
     /* counts to starts, each thread kWordsThread consecutive words (two buckets each) */
