@@ -818,9 +818,7 @@ __device__ void write_by_value(B *sk, const uint32_t *count, uint32_t first, uin
     /* a: this bucket's first place; next_warp: the next warp stretch to start */
     uint32_t a = first, next_warp = (first + stretch - 1) / stretch;
     for (uint32_t b = 2 * kWordsThread * th; b < 2 * kWordsThread * (th + 1); b++) {
-        const uint32_t c = b + 1 < (uint32_t)kBuckets
-                               ? count[counter_word(b + 1)] >> ((b + 1) & 1) * 16 & 0xffff
-                               : D;
+        const uint32_t c = b + 1 < (uint32_t)kBuckets ? bucket_counter(count, b + 1) : D;
         if (c == a) continue;
         sk[a] = b; /* place 0's mark, bucket 0, is the zero it had */
         for (; next_warp * stretch < c; next_warp++) warp_bucket[next_warp] = b;
