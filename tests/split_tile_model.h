@@ -33,24 +33,14 @@ static BucketedTile<B> bucket_tile(const B *keys, size_t n, BucketOf bucket_of, 
     return t;
 }
 
-/* The copies of a sorted tile's lowest and highest values between them, as sort_tile counts
- * them (edge_copies_of) for edge_buckets_wanted. */
-template <class B> static uint32_t edge_copies_sorted(const B *bits, size_t n) {
-    return (uint32_t)(std::upper_bound(bits, bits + n, bits[0]) - bits) +
-           (uint32_t)(bits + n - std::lower_bound(bits, bits + n, bits[n - 1]));
-}
-
-/* What sort_tile hands edge_buckets_wanted for a sorted linear tile over range: the copies of
- * its lowest and highest values (edge_copies_sorted), or under PB_SPLIT_EDGE_BUCKETS=3 the
- * keys the linear map puts in its first and last buckets. */
+/* What sort_tile hands edge_buckets_wanted for a linear tile over range: the keys the linear
+ * map puts in its first and last buckets. */
 template <class Range, class B>
 static uint32_t edge_measure(const Range &range, const B *bits, size_t n) {
-    using namespace pb::merge::split;
-    if (PB_SPLIT_EDGE_BUCKETS != 3) return edge_copies_sorted(bits, n);
     uint32_t keys = 0;
     for (size_t i = 0; i < n; i++) {
         const uint32_t b = range.bucket(bits[i]);
-        keys += b == 0 || b == (uint32_t)kBuckets - 1;
+        keys += b == 0 || b == (uint32_t)pb::merge::split::kBuckets - 1;
     }
     return keys;
 }

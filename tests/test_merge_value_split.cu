@@ -375,7 +375,7 @@ template <class Range, class B> static void check_edge_run(std::vector<B> keys, 
      * distinct keys none */
     if (!edge_buckets_wanted(edge_measure(range, keys.data(), keys.size())) ||
         edge_buckets_wanted(2))
-        fail_msg("run at the %s: edge buckets not chosen by the copies", where);
+        fail_msg("run at the %s: edge buckets not chosen by the rule", where);
     uint32_t before = 0;
     for (B x : keys) {
         const uint32_t b = edges(x);

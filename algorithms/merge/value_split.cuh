@@ -102,29 +102,28 @@ constexpr int kBoundsThreads = 256;
 #define PB_SPLIT_FIRST_KEY_SEARCH 1
 #endif
 /* A tile bucketed linearly gives its lowest and highest key values a bucket each, alone
- * (edge_bucket), where either value has at least kEdgeCopies copies: a run of equal keys longer
- * than a tile is cut at tile edges, and bucketed with the few other keys nearest it, its copies
- * each cost the walk a move, one thread's serial work while the block waits (H100, session 47:
- * an f64 tile of 8525 zeros and one tiny positive key before them, 7600 moves, took the whole
- * tile kernel of 2^24 keys in 1024 lists from 0.30 to 1.20 ms). Per tile, because giving every
+ * (edge_bucket), where the linear map's first and last buckets, which hold every copy of lo
+ * and hi, hold kEdgeCopies keys or more between them: a run of equal keys longer than a tile
+ * is cut at tile edges, and bucketed with the few other keys nearest it, its copies each cost
+ * the walk a move, one thread's serial work while the block waits (H100, session 47: an f64
+ * tile of 8525 zeros and one tiny positive key before them, 7600 moves, took the whole tile
+ * kernel of 2^24 keys in 1024 lists from 0.30 to 1.20 ms). Per tile, because giving every
  * linear tile edge buckets (two compares a key in the count and the scatter) cost 1 to 7%
- * elsewhere. The rule (H100, session 48, configs/tests/merge-edge-rule.json and
- * merge-split-walk-rows.json against 0): that f64 input 0.55 against 1.44 ms, uniform
- * keys 1.5 to 2.2% more time (not the barrier: folded into the range's reduction, it cost
- * more). PB_SPLIT_EDGE_BUCKETS (A/B runs, tools/link-variant NAME
- * algorithms/merge/merge_path.cu -DPB_SPLIT_EDGE_BUCKETS=V): 0 never, 1 every linear tile, 2
- * (default) where the copies call for it, 3 (session 48, not yet timed) where the linear
- * map's first and last buckets, which hold every copy of lo and hi, hold kEdgeCopies keys
- * between them: read from the counters after the count, with no search, atomic or barrier
- * of its own; such a tile (rare) is counted again with edge buckets. */
+ * elsewhere. The rule is read from the counters after the count, with no search, atomic or
+ * barrier of its own; such a tile (rare) is counted again with edge buckets. H100, session
+ * 49 (configs/tests/merge-edge-rule.json and merge-split-walk-rows.json against 0): that f64
+ * input 0.558 against 1.451 ms, uniform keys -0.5 to +1.6% (session 47's rule, which searched
+ * each stretch for the copies of lo and hi, cost 0.9 to 4.3%, and was removed).
+ * PB_SPLIT_EDGE_BUCKETS (A/B runs, tools/link-variant NAME algorithms/merge/merge_path.cu
+ * -DPB_SPLIT_EDGE_BUCKETS=V): 0 never, 1 every linear tile, 2 (default) by the rule. */
 #ifndef PB_SPLIT_EDGE_BUCKETS
 #define PB_SPLIT_EDGE_BUCKETS 2
 #endif
 constexpr uint32_t kEdgeCopies = 128;
-/* Whether a linear tile whose lowest and highest values have edge_copies copies between them
+/* Whether a linear tile whose linear map puts edge_keys keys in its first and last buckets
  * takes edge buckets. On the host too, for the CPU tests. */
-__host__ __device__ constexpr bool edge_buckets_wanted(uint32_t edge_copies) {
-    return PB_SPLIT_EDGE_BUCKETS == 1 || (PB_SPLIT_EDGE_BUCKETS >= 2 && edge_copies >= kEdgeCopies);
+__host__ __device__ constexpr bool edge_buckets_wanted(uint32_t edge_keys) {
+    return PB_SPLIT_EDGE_BUCKETS == 1 || (PB_SPLIT_EDGE_BUCKETS == 2 && edge_keys >= kEdgeCopies);
 }
 /* Consecutive keys a thread of bounds_kernel walks: a block's keys fill 32 KB of shared
  * memory (with a pad key every 32 words). */
@@ -522,7 +521,6 @@ template <uint32_t kLists, class B = uint32_t> struct TileShared {
     } temp;
     unsigned long long base;
     B lo, hi;
-    uint32_t edge_copies; /* sort_tile: copies of the tile's lowest and highest values */
     /* write_by_value: the bucket each warp's places start in */
     uint32_t warp_bucket[kThreads / 32];
 };
@@ -948,25 +946,6 @@ template <class K, class B> __device__ bool holds_negative_zero(const B *sk, uin
     return false;
 }
 
-/* The copies of lo and hi (ordered bits) among this thread's stretches of sk (raw K bits, each
- * stretch sorted): a search of each stretch that starts at lo or ends at hi, in shared memory. */
-template <class K, uint32_t kLists, class B>
-__device__ __forceinline__ uint32_t edge_copies_of(const B *sk, const TileStretches<kLists> &t,
-                                                   B lo, B hi) {
-    const auto key = [&](uint32_t q) { return ordered_of_raw<K>(sk[q]); };
-    uint32_t copies = 0, at = t.at;
-#pragma unroll
-    for (uint32_t l = 0; l < kLists; l++) {
-        const uint32_t end = at + t.len[l];
-        if (t.len[l] != 0 && key(at) == lo)
-            copies += pb::first_not(at, end, [&](uint32_t q) { return key(q) == lo; }) - at;
-        if (t.len[l] != 0 && key(end - 1) == hi)
-            copies += end - pb::first_not(at, end, [&](uint32_t q) { return key(q) < hi; });
-        at = end;
-    }
-    return copies;
-}
-
 /* Sorts a tile whose D keys (raw K bits) have landed in sk and writes it to out (floats'
  * zeros all as +0.0: the order takes -0.0 and +0.0 as equal); false (every thread) if its
  * insertion sort would move keys too often. Ends with a barrier. */
@@ -992,7 +971,6 @@ __device__ bool sort_tile(B *sk, uint32_t *count, const TileStretches<kLists> &t
     if (th == 0) {
         sh.lo = lo_all;
         sh.hi = hi_all;
-        sh.edge_copies = 0;
     }
     for (int w = th; w < kCounterWords; w += kThreads) count[w] = 0;
     __syncthreads();
@@ -1006,14 +984,7 @@ __device__ bool sort_tile(B *sk, uint32_t *count, const TileStretches<kLists> &t
     const tile_range_t<K> range(lo, sh.hi);
     const bool by_value = range.by_value;
     const B hi = sh.hi;
-    uint32_t copies = 0; /* of lo and hi: only the rule of PB_SPLIT_EDGE_BUCKETS=2 counts them */
-    if (!by_value && PB_SPLIT_EDGE_BUCKETS == 2) {
-        copies = edge_copies_of<K>(sk, t, lo, hi);
-        if (copies != 0) atomicAdd(&sh.edge_copies, copies);
-        __syncthreads();
-        copies = sh.edge_copies;
-    }
-    bool edges = !by_value && PB_SPLIT_EDGE_BUCKETS != 3 && edge_buckets_wanted(copies);
+    bool edges = !by_value && PB_SPLIT_EDGE_BUCKETS == 1;
     /* tile_bucket's two maps, each compiled apart, so that a tile without edge buckets pays
      * nothing a key */
     const auto bucket_of = [&](B key) { return tile_bucket(range, lo, hi, key, false); };
@@ -1029,7 +1000,7 @@ __device__ bool sort_tile(B *sk, uint32_t *count, const TileStretches<kLists> &t
     else
         count_keys<K, false>(sk, count, D, bucket_of, key);
     __syncthreads();
-    if (PB_SPLIT_EDGE_BUCKETS == 3 && !by_value &&
+    if (PB_SPLIT_EDGE_BUCKETS == 2 && !by_value &&
         edge_buckets_wanted(bucket_counter(count, 0) + bucket_counter(count, kBuckets - 1))) {
         edges = true; /* (the same counters for every thread: the barriers are the block's) */
         __syncthreads();
