@@ -86,6 +86,19 @@ constexpr uint32_t kGaveUp = ~0u;
 #ifndef PB_SPLIT_RUN_WALK
 #define PB_SPLIT_RUN_WALK 1
 #endif
+/* A key below the largest so far but not below the key before that key's run of copies (most
+ * such keys: a bucket of two keys in the wrong order) takes one step: the run moves up a place
+ * and the key takes its first place, by two stores beside the in-order test, with the key
+ * before the run kept in a register; only a key below that too takes the walk's loop (session
+ * 49: in the H100's profile of a tile of 2^27 u32 keys in 1024 lists, the walk was 35% of the
+ * tile kernel's instructions, most in its out-of-order branch, which 87% of a warp's steps
+ * took for about 4 of its lanes). 2: also the next key read before this one's stores, which
+ * go to places at or below this one's, so that a key's load is not waited on where it is
+ * compared. 0: every such key through the loop. For A/B runs: tools/link-variant NAME
+ * algorithms/merge/merge_path.cu -DPB_SPLIT_STEP_WALK=V. */
+#ifndef PB_SPLIT_STEP_WALK
+#define PB_SPLIT_STEP_WALK 2
+#endif
 /* The moves a walk may make over its first `walked` places: with runs moved as one, a move a
  * key is linear work (a run beside a few other keys), so the budget grows by two a key;
  * quadratic walks (many distinct keys in a few buckets) still pass it soon. */
@@ -720,8 +733,31 @@ __host__ __device__ __forceinline__ uint32_t walk_buckets(B *sk, const uint32_t 
     uint32_t top_start = first; /* sk[top_start, a): the copies of top ending the walked places */
     constexpr uint32_t kUnknown = ~0u; /* top_start after a skip: found again if needed */
     uint32_t a = first + 1;
+    B under = 0; /* sk[top_start - 1], where top_start > first (the plain walk's step) */
+    constexpr bool kReadAhead = !kSkip && PB_SPLIT_STEP_WALK == 2;
+    B ahead = kReadAhead && a < end ? sk[a] : 0;
     while (a < end) {
-        const B v = sk[a];
+        const B v = kReadAhead ? ahead : sk[a];
+        if (kReadAhead && a + 1 < end) ahead = sk[a + 1];
+        if constexpr (!kSkip && PB_SPLIT_STEP_WALK && PB_SPLIT_RUN_WALK) {
+            /* one move a step never passes walk_budget, which grows by two a place */
+            const bool below = v < top;
+            if (!below || top_start == first || !(under > v)) {
+                if (below) {
+                    sk[a] = top;
+                    sk[top_start] = v;
+                    under = v;
+                    top_start++;
+                    moves++;
+                } else if (v > top) {
+                    under = top;
+                    top_start = a;
+                }
+                top = below ? top : v;
+                a++;
+                continue;
+            }
+        }
         if (v >= top) {
             if constexpr (kSkip) { /* sk[a, next) in order, from v >= top: all stay */
                 const uint32_t next = next_mark(breaks, a + 1, end);
@@ -751,6 +787,7 @@ __host__ __device__ __forceinline__ uint32_t walk_buckets(B *sk, const uint32_t 
         sk[b] = v;
         moves += top_start - b + 1;
         top_start++;
+        under = sk[top_start - 1];
 #else
         uint32_t b = a;
         while (b > first && sk[b - 1] > v) {
