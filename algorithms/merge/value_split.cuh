@@ -733,13 +733,16 @@ __host__ __device__ __forceinline__ uint32_t walk_buckets(B *sk, const uint32_t 
     uint32_t top_start = first; /* sk[top_start, a): the copies of top ending the walked places */
     constexpr uint32_t kUnknown = ~0u; /* top_start after a skip: found again if needed */
     uint32_t a = first + 1;
-    B under = 0; /* sk[top_start - 1], where top_start > first (the plain walk's step) */
+    /* the plain walk's one step (PB_SPLIT_STEP_WALK), and the key before top's run it reads:
+     * sk[top_start - 1], where top_start > first */
+    constexpr bool kStep = !kSkip && PB_SPLIT_STEP_WALK && PB_SPLIT_RUN_WALK;
     constexpr bool kReadAhead = !kSkip && PB_SPLIT_STEP_WALK == 2;
+    B under = 0;
     B ahead = kReadAhead && a < end ? sk[a] : 0;
     while (a < end) {
         const B v = kReadAhead ? ahead : sk[a];
         if (kReadAhead && a + 1 < end) ahead = sk[a + 1];
-        if constexpr (!kSkip && PB_SPLIT_STEP_WALK && PB_SPLIT_RUN_WALK) {
+        if constexpr (kStep) {
             /* one move a step never passes walk_budget, which grows by two a place */
             const bool below = v < top;
             if (!below || top_start == first || !(under > v)) {
@@ -787,7 +790,7 @@ __host__ __device__ __forceinline__ uint32_t walk_buckets(B *sk, const uint32_t 
         sk[b] = v;
         moves += top_start - b + 1;
         top_start++;
-        under = sk[top_start - 1];
+        if constexpr (kStep) under = sk[top_start - 1]; /* (a load only the step reads) */
 #else
         uint32_t b = a;
         while (b > first && sk[b - 1] > v) {
