@@ -29,10 +29,12 @@
  * 2^27), and 8-byte keys alone (u64, f64) from 256 to 1024 lists and 2^27 keys, take a third
  * method instead, the one-pass value split (value_split.cuh, split_beats_merge): tiles cut at
  * sampled keys, every list's bounds found by one read of the keys, each tile sorted in shared
- * memory. Beyond kMaxRoundLists lists (more than 12 rounds), and for 4-byte keys from 256 lists on
- * below a size that grows with k (sort_beats_merge), the merge is CUB's radix sort: stable, so the
- * same order, and fewer passes than the rounds. 4-byte keys are sorted as they are (with their
- * values); 8-byte keys as (ordered key, input index) pairs, then gathered. */
+ * memory; past 2048 lists it first merges groups of ceil(k / 1024) lists by one multiway
+ * pass and splits the groups (the grouped split, grouped_split_beats_merge). Beyond kMaxRoundLists
+ * lists (more than 12 rounds), and for 4-byte keys from 256 lists on below a size that grows with k
+ * (sort_beats_merge), the merge is CUB's radix sort: stable, so the same order, and fewer passes
+ * than the rounds. 4-byte keys are sorted as they are (with their values); 8-byte keys as (ordered
+ * key, input index) pairs, then gathered. */
 #include <cuda_runtime.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -289,7 +291,7 @@ __global__ void gather_kernel(const K *__restrict__ keys, const uint32_t *__rest
 /* kSort: CUB's radix sort of (ordered key bits, input index) and a gather, for any key type;
  * kSortKeys: of the keys themselves (and their values), for 4-byte keys, whose stable sort
  * is the stable merge (CUB's radix sort takes -0.0 and +0.0 as equal, as the merge does). */
-enum Mode { kNothing, kCopy, kRounds, kMultiway, kSort, kSortKeys, kSplit };
+enum Mode { kNothing, kCopy, kRounds, kMultiway, kSort, kSortKeys, kSplit, kGroupedSplit };
 namespace split = pb::merge::split;
 
 struct Plan {
@@ -300,7 +302,8 @@ struct Plan {
     uint32_t max_tiles; /* an upper bound on any round's tiles */
     size_t merge_smem;
     size_t sort_temp;   /* kSplit: for the samples' sort and for the fallback's */
-    split::Shape split; /* kSplit */
+    split::Shape split; /* kSplit; kGroupedSplit: over the groups */
+    uint32_t group;     /* kGroupedSplit: lists a group of the first pass (shapes[0]) */
 };
 
 /* Scratch carved from one allocation, 256-byte aligned pieces. */
@@ -325,6 +328,7 @@ struct Scratch {
     void *sort_temp;
     pb_merge_multiway::Pass pass[pb::merge::multiway::kMaxPasses]; /* kMultiway */
     split::Scratch split;                                          /* kSplit */
+    uint64_t *group_off; /* kGroupedSplit: the groups' offsets, the split's lists */
 };
 
 /* The most keys in one group of `lists` neighbouring lists: from the host's list offsets
@@ -381,6 +385,13 @@ Scratch carve(const pb_merge_args *a, const Plan &p, bool pairs, void *base, siz
         s.sort_temp = c.take<unsigned char>(p.sort_temp);
     } else if (p.mode == kSplit) {
         s.split = split::carve(c, p.split, a->k, p.sort_temp);
+    } else if (p.mode == kGroupedSplit) {
+        const uint32_t groups = pb::merge::multiway::ceil_div(a->k, p.group);
+        s.keys[0] = c.take<K>(a->n);
+        s.pass[0] = p.shapes[0];
+        pb_merge_multiway::carve_pass(c, s.pass[0], sizeof(K));
+        s.split = split::carve(c, p.split, groups, p.sort_temp);
+        s.group_off = c.take<uint64_t>(groups + 1);
     } else if (p.mode == kSort) {
         s.ordered_in = c.take<O>(a->n);
         s.ordered_out = c.take<O>(a->n);
@@ -449,12 +460,14 @@ inline bool sort_beats_merge(const pb_merge_args *a, bool pairs, bool floats) {
     return a->n < (a->k < 4096 ? 1ull << 26 : 1ull << 27);
 }
 
-/* PB_MERGE_MODE=rounds, multiway, sort or split forces merge/path's method (tests run each; A/B
- * runs); unset or anything else: chosen by k and n. Past kMaxRoundLists lists it sorts. */
-enum Method { kByRounds, kByMultiway, kBySort, kBySplit, kBySize };
+/* PB_MERGE_MODE=rounds, multiway, sort, split or grouped forces merge/path's method (tests run
+ * each; A/B runs); unset or anything else: chosen by k and n. Past kMaxRoundLists lists it sorts.
+ */
+enum Method { kByRounds, kByMultiway, kBySort, kBySplit, kByGroupedSplit, kBySize };
 inline Method forced_method() {
     const char *e = getenv("PB_MERGE_MODE");
     if (e && strcmp(e, "split") == 0) return kBySplit;
+    if (e && strcmp(e, "grouped") == 0) return kByGroupedSplit;
     if (e && strcmp(e, "rounds") == 0) return kByRounds;
     if (e && strcmp(e, "multiway") == 0) return kByMultiway;
     if (e && strcmp(e, "sort") == 0) return kBySort;
@@ -498,9 +511,12 @@ template <class K> constexpr bool sorts_as_keys() {
  * So from 128 to 1024 lists from 2^24 keys, and 2048 lists from 2^24 to 2^27 keys (at 2^28
  * its bounds would be 180 MB; not measured). PB_MERGE_SPLIT=0 leaves it out of the choice
  * (A/B runs). */
-inline bool split_beats_merge(const pb_merge_args *a) {
+inline bool split_allowed() {
     const char *e = getenv("PB_MERGE_SPLIT");
-    if (e && strcmp(e, "0") == 0) return false;
+    return !(e && strcmp(e, "0") == 0);
+}
+inline bool split_beats_merge(const pb_merge_args *a) {
+    if (!split_allowed()) return false;
     if (a->k < 128 || a->n < (1ull << 24)) return false;
     return a->k <= 1024 || (a->k <= 2048 && a->n <= (1ull << 27));
 }
@@ -525,6 +541,65 @@ template <class K> bool use_split(const pb_merge_args *a, bool pairs, Method m) 
                                                         : split_beats_merge_measured(a);
 }
 
+/* The grouped split (kGroupedSplit): one multiway pass merges groups of G neighbouring
+ * lists, G the fewest that leave at most kGroupedSplitLists groups (at least 2), and the
+ * value split merges the groups. Its tiles hold about 12 keys a run at 1024 runs, 3 at
+ * 4096, where the split's per-run work (bounds, stretches) outweighs its keys' (session 40:
+ * k = 4096 split forced 0.79x the two multiway passes' throughput). */
+constexpr uint32_t kGroupedSplitLists = 1024;
+inline uint32_t grouped_split_group(uint32_t k) {
+    const char *forced = getenv("PB_MERGE_GROUP"); /* A/B runs: lists a group */
+    const uint32_t g = forced && atoi(forced) > 0
+                           ? (uint32_t)atoi(forced)
+                           : pb::merge::multiway::ceil_div(k, kGroupedSplitLists);
+    return g < 2 ? 2 : g;
+}
+/* Where it beats the method by size: nowhere yet (not run on a GPU; PB_MERGE_MODE=grouped
+ * forces it). */
+inline bool grouped_split_beats_merge(const pb_merge_args *a) {
+    return split_allowed() && a->k > 2048 && a->k <= 4096 && a->n >= (1ull << 27) && false;
+}
+template <class K> bool use_grouped_split(const pb_merge_args *a, bool pairs, Method m) {
+    const uint32_t group = grouped_split_group(a->k);
+    const uint32_t groups = pb::merge::multiway::ceil_div(a->k, group);
+    if (!split::takes<K>() || pairs || group > pb::merge::multiway::kMaxGroup || groups < 2 ||
+        groups > split::kMaxLists)
+        return false;
+    if (m == kByGroupedSplit) return true;
+    return m == kBySize && sizeof(K) == 4 && std::is_integral<K>::value &&
+           grouped_split_beats_merge(a);
+}
+
+/* The split's shape over the groups: their offsets from the lists' where the host has
+ * them (an empty group is then known), else none. */
+inline split::Shape grouped_split_shape(const pb_merge_args *a, uint32_t group, size_t key_bytes) {
+    const uint32_t groups = pb::merge::multiway::ceil_div(a->k, group);
+    if (!a->host_offsets) return split::shape(a->n, groups, nullptr, key_bytes);
+    uint64_t *off = static_cast<uint64_t *>(malloc(((size_t)groups + 1) * sizeof(uint64_t)));
+    if (!off) return split::shape(a->n, groups, nullptr, key_bytes);
+    for (uint32_t i = 0; i <= groups; i++)
+        off[i] = a->host_offsets[(uint64_t)i * group < a->k ? (uint64_t)i * group : a->k];
+    const split::Shape sh = split::shape(a->n, groups, off, key_bytes);
+    free(off);
+    return sh;
+}
+
+/* The value split's scratch for its samples' sort and its fallback's (p.split set), and its
+ * tile kernel's shared memory for `lists` lists when configuring. */
+template <class K>
+cudaError_t plan_split(const pb_merge_args *a, uint32_t lists, Plan &p, bool configure) {
+    cudaError_t e = cudaSuccess;
+    if constexpr (split::takes<K>())
+        e = split::sort_samples<K>(nullptr, p.sort_temp, nullptr, p.split.samples, nullptr);
+    size_t fallback = 0;
+    if (e == cudaSuccess)
+        e = sort_keys_alone<K>(nullptr, fallback, nullptr, nullptr, a->n, nullptr);
+    if (fallback > p.sort_temp) p.sort_temp = fallback;
+    if constexpr (split::takes<K>())
+        if (e == cudaSuccess && configure) e = split::configure<K>(lists);
+    return e;
+}
+
 /* pairs: whether the launch carries values (values and out_values both set). configure:
  * also allow the merge kernel its shared memory (in the untimed plan step; the timed launch
  * recomputes the plan without it). */
@@ -546,16 +621,19 @@ cudaError_t make_plan(const pb_merge_args *a, bool pairs, Plan &p, bool configur
     if (use_split<K>(a, pairs, method)) {
         p.mode = kSplit;
         p.split = split::shape(a->n, a->k, a->host_offsets, sizeof(K));
-        size_t fallback = 0;
-        cudaError_t e = cudaSuccess;
-        if constexpr (split::takes<K>())
-            e = split::sort_samples<K>(nullptr, p.sort_temp, nullptr, p.split.samples, nullptr);
-        if (e == cudaSuccess)
-            e = sort_keys_alone<K>(nullptr, fallback, nullptr, nullptr, a->n, nullptr);
-        if (fallback > p.sort_temp) p.sort_temp = fallback;
-        if constexpr (split::takes<K>())
-            if (e == cudaSuccess && configure) e = split::configure<K>(a->k);
-        return e;
+        return plan_split<K>(a, a->k, p, configure);
+    }
+    if (use_grouped_split<K>(a, pairs, method)) {
+        p.group = grouped_split_group(a->k);
+        p.passes = pb::merge::multiway::Passes{1, {p.group}, {1}};
+        if (shape_passes<K>(a, p.passes, p.shapes)) {
+            p.mode = kGroupedSplit;
+            p.split = grouped_split_shape(a, p.group, sizeof(K));
+            cudaError_t e =
+                plan_split<K>(a, pb::merge::multiway::ceil_div(a->k, p.group), p, configure);
+            if (e == cudaSuccess && configure) e = pb_merge_multiway::configure<K>();
+            return e;
+        }
     }
     const bool sort = a->k > kMaxRoundLists || method == kBySort ||
                       (method == kBySize && sorts_as_keys<K>() &&
@@ -643,6 +721,50 @@ cudaError_t run_multiway(const pb_merge_args *a, const Plan &p, const Scratch &s
     return cudaSuccess;
 }
 
+/* The groups' offsets: group i is lists [i G, (i + 1) G). */
+__global__ void group_offsets_kernel(const uint64_t *list_off, uint32_t k, uint32_t group,
+                                     uint32_t groups, uint64_t *group_off) {
+    const uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i <= groups) group_off[i] = list_off[(uint64_t)i * group < k ? i * group : k];
+}
+
+/* The value split over keys (k lists in groups of p.group), and where its sampling cannot
+ * bound a tile the sort of `whole` (the input) instead. */
+template <class K>
+cudaError_t run_split(const K *keys, const uint64_t *offsets, uint32_t k, const K *whole,
+                      uint64_t n, K *out, const Plan &p, const Scratch &s, cudaStream_t stream) {
+    if constexpr (split::takes<K>()) {
+        bool fell_back = false;
+        cudaError_t e = split::run<K>(keys, n, offsets, k, out, p.split, s.split, p.sort_temp,
+                                      stream, &fell_back);
+        if (e != cudaSuccess || !fell_back) return e;
+        size_t temp = p.sort_temp;
+        return sort_keys_alone<K>(s.split.sort_temp, temp, whole, out, n, stream);
+    }
+    return cudaErrorInvalidValue;
+}
+
+/* kGroupedSplit: the groups merged by one multiway pass into scratch, then split. */
+template <class K>
+cudaError_t run_grouped_split(const pb_merge_args *a, const Plan &p, const Scratch &s,
+                              cudaStream_t stream) {
+    const K *keys = static_cast<const K *>(a->keys);
+    K *merged = static_cast<K *>(s.keys[0]);
+    const uint32_t groups = pb::merge::multiway::ceil_div(a->k, p.group);
+    cudaError_t e = pb_merge_multiway::plan_merge(s.pass, 1, a->offsets, a->k, stream);
+    if (e == cudaSuccess)
+        e = pb_merge_multiway::run_level<K>(s.pass[0], 0, keys, nullptr, s.pass[0].run_off, merged,
+                                            nullptr, false, pb_merge_multiway::SampleSink<K>{},
+                                            stream);
+    if (e != cudaSuccess) return e;
+    group_offsets_kernel<<<(groups + 256) / 256, 256, 0, stream>>>(a->offsets, a->k, p.group,
+                                                                   groups, s.group_off);
+    e = cudaGetLastError();
+    if (e != cudaSuccess) return e;
+    return run_split<K>(merged, s.group_off, groups, keys, a->n, static_cast<K *>(a->out_keys), p,
+                        s, stream);
+}
+
 template <class K> int launch_for(const pb_merge_args *a, cudaStream_t stream) {
     using O = pb::merge::ordered_t<K>;
     const bool pairs = a->values != nullptr && a->out_values != nullptr;
@@ -677,15 +799,9 @@ template <class K> int launch_for(const pb_merge_args *a, cudaStream_t stream) {
         return (int)sort_keys_alone<K>(s.sort_temp, temp, keys, out, a->n, stream);
     }
     case kSplit:
-        if constexpr (split::takes<K>()) {
-            bool fell_back = false;
-            e = split::run<K>(keys, a->n, a->offsets, a->k, out, p.split, s.split, p.sort_temp,
-                              stream, &fell_back);
-            if (e != cudaSuccess || !fell_back) return (int)e;
-            size_t temp = p.sort_temp;
-            return (int)sort_keys_alone<K>(s.split.sort_temp, temp, keys, out, a->n, stream);
-        }
-        return (int)cudaErrorInvalidValue;
+        return (int)run_split<K>(keys, a->offsets, a->k, keys, a->n, out, p, s, stream);
+    case kGroupedSplit:
+        return (int)run_grouped_split<K>(a, p, s, stream);
     case kSort:
         break;
     }

@@ -2,9 +2,10 @@
  * one, lists of size 1, all keys equal (stability, with values), duplicates across lists,
  * k past the SM count times the sublists per list, floats with zeros of both signs, keys
  * from a narrow range, every key type with and without values, and list sizes of every
- * kind. Four times: merge/path by pairwise rounds, by multiway passes, by radix sort, then
- * by the one-pass value split (keys alone of every type; with values as by size)
- * (PB_MERGE_MODE), which it picks by size. */
+ * kind. Five times: merge/path by pairwise rounds, by multiway passes, by radix sort, by
+ * the one-pass value split, then by the grouped split (a multiway pass of groups of lists,
+ * then the value split over the groups; both splits keys alone of every type, with values
+ * as by size) (PB_MERGE_MODE), which it picks by size. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stdbool.h>
@@ -283,7 +284,7 @@ int main(void) {
         cmocka_unit_test(bucketed_pass_shapes), cmocka_unit_test(narrow_range_keys),
         cmocka_unit_test(long_lists),           cmocka_unit_test(many_copies_far_apart),
     };
-    const char *modes[] = {"rounds", "multiway", "sort", "split"};
+    const char *modes[] = {"rounds", "multiway", "sort", "split", "grouped"};
     /* PB_TEST_MERGE_MODES (e.g. "rounds,sort"): only those, so that a long run under
      * compute-sanitizer can be split into jobs */
     const char *only = getenv("PB_TEST_MERGE_MODES");
@@ -296,7 +297,8 @@ int main(void) {
         failed += cmocka_run_group_tests(tests, NULL, NULL);
     }
     if (ran == 0) {
-        print_error("PB_TEST_MERGE_MODES=%s names none of rounds, multiway, sort, split\n", only);
+        print_error("PB_TEST_MERGE_MODES=%s names none of rounds, multiway, sort, split, grouped\n",
+                    only);
         return 1;
     }
     return failed;
