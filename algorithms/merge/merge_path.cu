@@ -542,22 +542,32 @@ template <class K> bool use_split(const pb_merge_args *a, bool pairs, Method m) 
 }
 
 /* The grouped split (kGroupedSplit): one multiway pass merges groups of G neighbouring
- * lists, G the fewest that leave at most kGroupedSplitLists groups (at least 2), and the
- * value split merges the groups. Its tiles hold about 12 keys a run at 1024 runs, 3 at
- * 4096, where the split's per-run work (bounds, stretches) outweighs its keys' (session 40:
- * k = 4096 split forced 0.79x the two multiway passes' throughput). */
-constexpr uint32_t kGroupedSplitLists = 1024;
+ * lists, and the value split merges the groups: its tiles hold about 24 keys a run at 512
+ * runs, 3 at 4096, where the split's per-run work (bounds, stretches) outweighs its keys'
+ * (session 40: k = 4096 split forced 0.79x the two multiway passes' throughput). G: 2 up to
+ * 2048 lists, else the fewest that leave at most 512 groups (410 to 512 groups; 8 lists a
+ * group at k = 4096).
+ * H100, u32 keys alone, sizes uniform, time against the method by size (session 50,
+ * configs/tests/merge-grouped-split*.json, results/h100/session50-call1-* and call2-*):
+ *   k = 4096, 2^26 / 2^27 / 2^28 keys, groups of 8: -11.8 / -12.9 / -10.2% (against the
+ *   radix sort at 2^26, two multiway passes above); of 4: -9.5 / -11.4 / -9.9%; of 16
+ *   (2^27) -10.7%; of 2 +3.2 / +0.1% (2^26, 2^28);
+ *   k = 3000, 2^26 / 2^28, groups of 8: -7.8 / -5.4%; of 3: -5.4 / -5.0%;
+ *   k = 2048, 2^26 / 2^28, groups of 2: +5.7 / -4.5% (against the value split at 2^26,
+ *   two multiway passes at 2^28); of 8: +4.2% / +121% (256 groups of 2^20 keys at 2^28 took
+ *   9.75 ms, not understood; the rule makes no fewer than 410 groups);
+ *   k = 1024, 2^27, groups of 2: +16.7% against the value split.
+ * So past 2048 lists from 2^26 keys, and from 1025 to 2048 lists above 2^27. */
+constexpr uint32_t kGroupedSplitMostGroups = 512;
 inline uint32_t grouped_split_group(uint32_t k) {
     const char *forced = getenv("PB_MERGE_GROUP"); /* A/B runs: lists a group */
-    const uint32_t g = forced && atoi(forced) > 0
-                           ? (uint32_t)atoi(forced)
-                           : pb::merge::multiway::ceil_div(k, kGroupedSplitLists);
-    return g < 2 ? 2 : g;
+    if (forced && atoi(forced) > 0) return (uint32_t)atoi(forced) < 2 ? 2 : (uint32_t)atoi(forced);
+    if (k <= 2048) return 2;
+    return pb::merge::multiway::ceil_div(k, kGroupedSplitMostGroups);
 }
-/* Where it beats the method by size: nowhere yet (not run on a GPU; PB_MERGE_MODE=grouped
- * forces it). */
 inline bool grouped_split_beats_merge(const pb_merge_args *a) {
-    return split_allowed() && a->k > 2048 && a->k <= 4096 && a->n >= (1ull << 27) && false;
+    if (!split_allowed() || a->k <= 1024 || a->k > 4096) return false;
+    return a->k > 2048 ? a->n >= (1ull << 26) : a->n > (1ull << 27);
 }
 template <class K> bool use_grouped_split(const pb_merge_args *a, bool pairs, Method m) {
     const uint32_t group = grouped_split_group(a->k);
