@@ -29,12 +29,13 @@
  * 2^27), and 8-byte keys alone (u64, f64) from 256 to 1024 lists and 2^27 keys, take a third
  * method instead, the one-pass value split (value_split.cuh, split_beats_merge): tiles cut at
  * sampled keys, every list's bounds found by one read of the keys, each tile sorted in shared
- * memory; past 2048 lists it first merges groups of ceil(k / 1024) lists by one multiway
- * pass and splits the groups (the grouped split, grouped_split_beats_merge). Beyond kMaxRoundLists
- * lists (more than 12 rounds), and for 4-byte keys from 256 lists on below a size that grows with k
- * (sort_beats_merge), the merge is CUB's radix sort: stable, so the same order, and fewer passes
- * than the rounds. 4-byte keys are sorted as they are (with their values); 8-byte keys as (ordered
- * key, input index) pairs, then gathered. */
+ * memory; past 1024 lists and from a size that falls with k it first merges groups of
+ * neighbouring lists by one multiway pass and splits the groups (the grouped split,
+ * grouped_split_beats_merge). Beyond kMaxRoundLists lists (more than 12 rounds), and for 4-byte
+ * keys from 256 lists on below a size that grows with k (sort_beats_merge), the merge is CUB's
+ * radix sort: stable, so the same order, and fewer passes than the rounds. 4-byte keys are sorted
+ * as they are (with their values); 8-byte keys as (ordered key, input index) pairs, then gathered.
+ */
 #include <cuda_runtime.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -304,6 +305,7 @@ struct Plan {
     size_t sort_temp;   /* kSplit: for the samples' sort and for the fallback's */
     split::Shape split; /* kSplit; kGroupedSplit: over the groups */
     uint32_t group;     /* kGroupedSplit: lists a group of the first pass (shapes[0]) */
+    uint32_t groups;    /* kGroupedSplit: the split's lists, ceil(k / group) */
 };
 
 /* Scratch carved from one allocation, 256-byte aligned pieces. */
@@ -386,12 +388,11 @@ Scratch carve(const pb_merge_args *a, const Plan &p, bool pairs, void *base, siz
     } else if (p.mode == kSplit) {
         s.split = split::carve(c, p.split, a->k, p.sort_temp);
     } else if (p.mode == kGroupedSplit) {
-        const uint32_t groups = pb::merge::multiway::ceil_div(a->k, p.group);
         s.keys[0] = c.take<K>(a->n);
         s.pass[0] = p.shapes[0];
         pb_merge_multiway::carve_pass(c, s.pass[0], sizeof(K));
-        s.split = split::carve(c, p.split, groups, p.sort_temp);
-        s.group_off = c.take<uint64_t>(groups + 1);
+        s.split = split::carve(c, p.split, p.groups, p.sort_temp);
+        s.group_off = c.take<uint64_t>(p.groups + 1);
     } else if (p.mode == kSort) {
         s.ordered_in = c.take<O>(a->n);
         s.ordered_out = c.take<O>(a->n);
@@ -559,38 +560,41 @@ template <class K> bool use_split(const pb_merge_args *a, bool pairs, Method m) 
  *   k = 1024, 2^27, groups of 2: +16.7% against the value split.
  * So past 2048 lists from 2^26 keys, and from 1025 to 2048 lists above 2^27. */
 constexpr uint32_t kGroupedSplitMostGroups = 512;
-inline uint32_t grouped_split_group(uint32_t k) {
-    const char *forced = getenv("PB_MERGE_GROUP"); /* A/B runs: lists a group */
-    if (forced && atoi(forced) > 0) return (uint32_t)atoi(forced) < 2 ? 2 : (uint32_t)atoi(forced);
-    if (k <= 2048) return 2;
-    return pb::merge::multiway::ceil_div(k, kGroupedSplitMostGroups);
-}
 inline bool grouped_split_beats_merge(const pb_merge_args *a) {
     if (!split_allowed() || a->k <= 1024 || a->k > 4096) return false;
     return a->k > 2048 ? a->n >= (1ull << 26) : a->n > (1ull << 27);
 }
-template <class K> bool use_grouped_split(const pb_merge_args *a, bool pairs, Method m) {
-    const uint32_t group = grouped_split_group(a->k);
+/* The lists a group where the grouped split merges (PB_MERGE_GROUP sets it for A/B runs),
+ * else 0. */
+template <class K> uint32_t grouped_split_group(const pb_merge_args *a, bool pairs, Method m) {
+    const char *forced = getenv("PB_MERGE_GROUP");
+    const int g = forced ? atoi(forced) : 0;
+    const uint32_t group = g > 0 ? (g < 2 ? 2u : (uint32_t)g)
+                           : a->k <= 2048
+                               ? 2u
+                               : pb::merge::multiway::ceil_div(a->k, kGroupedSplitMostGroups);
     const uint32_t groups = pb::merge::multiway::ceil_div(a->k, group);
     if (!split::takes<K>() || pairs || group > pb::merge::multiway::kMaxGroup || groups < 2 ||
         groups > split::kMaxLists)
-        return false;
-    if (m == kByGroupedSplit) return true;
-    return m == kBySize && sizeof(K) == 4 && std::is_integral<K>::value &&
-           grouped_split_beats_merge(a);
+        return 0;
+    const bool wanted =
+        m == kByGroupedSplit || (m == kBySize && sizeof(K) == 4 && std::is_integral<K>::value &&
+                                 grouped_split_beats_merge(a));
+    return wanted ? group : 0;
 }
 
-/* The split's shape over the groups: their offsets from the lists' where the host has
- * them (an empty group is then known), else none. */
-inline split::Shape grouped_split_shape(const pb_merge_args *a, uint32_t group, size_t key_bytes) {
-    const uint32_t groups = pb::merge::multiway::ceil_div(a->k, group);
-    if (!a->host_offsets) return split::shape(a->n, groups, nullptr, key_bytes);
-    uint64_t *off = static_cast<uint64_t *>(malloc(((size_t)groups + 1) * sizeof(uint64_t)));
-    if (!off) return split::shape(a->n, groups, nullptr, key_bytes);
-    for (uint32_t i = 0; i <= groups; i++)
-        off[i] = a->host_offsets[(uint64_t)i * group < a->k ? (uint64_t)i * group : a->k];
-    const split::Shape sh = split::shape(a->n, groups, off, key_bytes);
-    free(off);
+/* The split's shape over `groups` groups of `group` lists: a group is empty where all its
+ * lists are, known where the host has the offsets (split::shape assumes empty lists
+ * without them). */
+inline split::Shape grouped_split_shape(const pb_merge_args *a, uint32_t group, uint32_t groups,
+                                        size_t key_bytes) {
+    split::Shape sh = split::shape(a->n, groups, nullptr, key_bytes);
+    if (!a->host_offsets) return sh;
+    sh.empty_lists = false;
+    for (uint64_t first = 0; first < a->k && !sh.empty_lists; first += group) {
+        const uint64_t end = first + group < a->k ? first + group : a->k;
+        sh.empty_lists = a->host_offsets[first] == a->host_offsets[end];
+    }
     return sh;
 }
 
@@ -633,14 +637,14 @@ cudaError_t make_plan(const pb_merge_args *a, bool pairs, Plan &p, bool configur
         p.split = split::shape(a->n, a->k, a->host_offsets, sizeof(K));
         return plan_split<K>(a, a->k, p, configure);
     }
-    if (use_grouped_split<K>(a, pairs, method)) {
-        p.group = grouped_split_group(a->k);
-        p.passes = pb::merge::multiway::Passes{1, {p.group}, {1}};
+    if (const uint32_t group = grouped_split_group<K>(a, pairs, method)) {
+        p.group = group;
+        p.groups = pb::merge::multiway::ceil_div(a->k, group);
+        p.passes = pb::merge::multiway::Passes{1, {group}, {1}};
         if (shape_passes<K>(a, p.passes, p.shapes)) {
             p.mode = kGroupedSplit;
-            p.split = grouped_split_shape(a, p.group, sizeof(K));
-            cudaError_t e =
-                plan_split<K>(a, pb::merge::multiway::ceil_div(a->k, p.group), p, configure);
+            p.split = grouped_split_shape(a, group, p.groups, sizeof(K));
+            cudaError_t e = plan_split<K>(a, p.groups, p, configure);
             if (e == cudaSuccess && configure) e = pb_merge_multiway::configure<K>();
             return e;
         }
@@ -760,18 +764,17 @@ cudaError_t run_grouped_split(const pb_merge_args *a, const Plan &p, const Scrat
                               cudaStream_t stream) {
     const K *keys = static_cast<const K *>(a->keys);
     K *merged = static_cast<K *>(s.keys[0]);
-    const uint32_t groups = pb::merge::multiway::ceil_div(a->k, p.group);
     cudaError_t e = pb_merge_multiway::plan_merge(s.pass, 1, a->offsets, a->k, stream);
     if (e == cudaSuccess)
         e = pb_merge_multiway::run_level<K>(s.pass[0], 0, keys, nullptr, s.pass[0].run_off, merged,
                                             nullptr, false, pb_merge_multiway::SampleSink<K>{},
                                             stream);
     if (e != cudaSuccess) return e;
-    group_offsets_kernel<<<(groups + 256) / 256, 256, 0, stream>>>(a->offsets, a->k, p.group,
-                                                                   groups, s.group_off);
+    group_offsets_kernel<<<(p.groups + 256) / 256, 256, 0, stream>>>(a->offsets, a->k, p.group,
+                                                                     p.groups, s.group_off);
     e = cudaGetLastError();
     if (e != cudaSuccess) return e;
-    return run_split<K>(merged, s.group_off, groups, keys, a->n, static_cast<K *>(a->out_keys), p,
+    return run_split<K>(merged, s.group_off, p.groups, keys, a->n, static_cast<K *>(a->out_keys), p,
                         s, stream);
 }
 
