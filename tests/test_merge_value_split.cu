@@ -2,8 +2,8 @@
  * CPU, for 4-byte and 8-byte keys: a tile's buckets stay below kBuckets and in key order
  * over any range (a span of 2^64 - 1 included), its one-value test, ordered bits undone
  * bit for bit (f64: -0.0 comes back as +0.0, which is why a tile holding -0.0 gives up),
- * the (key, place) words ordered as their pairs, and the marked walk of a heavy tile's
- * threads sorting each range. */
+ * the (key, place) words ordered as their pairs, the samples' windows kept in key order,
+ * and the marked walk of a heavy tile's threads sorting each range. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -464,8 +464,51 @@ static void row_search_finds_what_the_walk_finds(void **state) {
     check_row_search<unsigned __int128>(rng);
 }
 
+/* The samples' windows (window_shift, key_window): over keys in [lo, hi] a window orders
+ * keys as their bits do (never the other way), keeps every differing bit where they fit in
+ * `bits` (equal windows then mean equal keys), and otherwise keeps the top `bits` of them. */
+static void check_windows(unsigned long long lo, unsigned long long hi, uint32_t bits,
+                          std::mt19937_64 &rng) {
+    const uint32_t shift = window_shift(lo, hi, bits);
+    const unsigned long long differ = lo ^ hi;
+    uint32_t top = 0;
+    while (top < 64 && (differ >> top) != 0) top++;
+    assert_int_equal(shift, top > bits ? top - bits : 0);
+    std::vector<unsigned long long> xs = offsets_in<unsigned long long>(hi - lo, rng);
+    for (unsigned long long &x : xs) x += lo;
+    for (size_t i = 1; i < xs.size(); i++) {
+        const uint32_t a = key_window(xs[i - 1], shift), b = key_window(xs[i], shift);
+        if (a > b)
+            fail_msg("windows out of order: %llx %llx over [%llx, %llx], %u bits", xs[i - 1], xs[i],
+                     lo, hi, bits);
+        if (shift == 0 && xs[i - 1] != xs[i] && a == b)
+            fail_msg("unequal keys %llx %llx share a whole window", xs[i - 1], xs[i]);
+    }
+}
+
+static void sample_windows_keep_key_order(void **state) {
+    (void)state;
+    std::mt19937_64 rng(53);
+    const unsigned long long ranges[][2] = {
+        {0, ~0ull},
+        {0, 0xffffffffull},
+        {1ull << 40, (1ull << 40) + 999},
+        {5, 5},
+        {0x8000000000000000ull, 0xbfefffffffffffffull},
+        {123, 1ull << 33},
+        {~0ull - 70000, ~0ull},
+    };
+    for (const auto &r : ranges)
+        for (uint32_t bits : {8u, 24u, 32u}) check_windows(r[0], r[1], bits, rng);
+    /* a window of 32 over 64 differing bits is the top word; over 20, the whole keys */
+    assert_int_equal(window_shift(0, ~0ull, 32), 32);
+    assert_int_equal(window_shift(1ull << 40, (1ull << 40) + 999, 32), 0);
+    assert_int_equal(window_shift(7, 7, 32), 0);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(sample_windows_keep_key_order),
         cmocka_unit_test(marked_walks_sort_each_range),
         cmocka_unit_test(long_runs_at_tile_edges_sort),
         cmocka_unit_test(buckets_stay_in_range_and_order),

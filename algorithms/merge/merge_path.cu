@@ -604,7 +604,7 @@ template <class K>
 cudaError_t plan_split(const pb_merge_args *a, uint32_t lists, Plan &p, bool configure) {
     cudaError_t e = cudaSuccess;
     if constexpr (split::takes<K>())
-        e = split::sort_samples<K>(nullptr, p.sort_temp, nullptr, p.split.samples, nullptr);
+        e = split::sort_samples<K>(nullptr, p.sort_temp, nullptr, p.split, nullptr);
     size_t fallback = 0;
     if (e == cudaSuccess)
         e = sort_keys_alone<K>(nullptr, fallback, nullptr, nullptr, a->n, nullptr);

@@ -8,7 +8,8 @@
  * (write_zero_signs).
  *
  *  1. sample_kernel: every S-th key of the concatenation (S from k, sample_stride), and a
- *     CUB radix sort of those samples.
+ *     CUB radix sort of those samples (8-byte keys: by 32 bits of each, window_kernel and
+ *     window_sample_kernel, their picks checked for order by pick_window_kernel).
  *  2. every c-th sorted sample is a splitter; tile i holds the keys in
  *     [splitter i, splitter i + 1), about kTarget of them (a list's count below a
  *     splitter is known to within S keys, so a tile's size strays by about S sqrt(k / 6)).
@@ -39,6 +40,7 @@
 
 #include <float.h>
 #include <stdint.h>
+#include <stdlib.h>
 
 #include <type_traits>
 
@@ -167,12 +169,32 @@ struct Shape {
     uint32_t tiles;    /* P */
     bool empty_lists;  /* some list is empty (its bounds are written apart) */
     bool wide;         /* 8-byte keys: the samples' places are sorted apart from their keys */
+    uint32_t window;   /* bits of each sample's key its sort reads (sample_window_bits); 0: all */
 };
+
+/* The samples' sort by a window of their keys' bits (session 51): the bits from the highest
+ * where the input's least and greatest keys differ down, `window` of them, with the sample's
+ * index beside them (SortPairs over 32-bit keys and values). 8-byte keys' samples were sorted
+ * whole, 64 bits carrying their places, eight passes; a 32-bit window takes four. Samples
+ * whose windows are equal but keys not stay in place order, so a pick may sit a few samples
+ * from its rank (the tiles' sizes are checked anyway); picks out of order raise the flag and
+ * the input is sorted instead (pick_window_kernel). 4-byte keys keep the exact sort of their
+ * words by default. PB_SPLIT_SAMPLE_BITS=N (A/B runs) sets the window for every key size, 0
+ * the exact sort. */
+inline uint32_t sample_window_bits(size_t key_bytes) {
+    const char *e = getenv("PB_SPLIT_SAMPLE_BITS");
+    if (e && *e) {
+        const long v = strtol(e, nullptr, 10);
+        return v <= 0 ? 0u : v >= 32 ? 32u : (uint32_t)v;
+    }
+    return key_bytes == 8 ? 32u : 0u;
+}
 
 /* host_offsets: the k + 1 list offsets on the host, or null (then lists may be empty). */
 inline Shape shape(uint64_t n, uint32_t k, const uint64_t *host_offsets, size_t key_bytes) {
     Shape s{};
     s.wide = key_bytes == 8;
+    s.window = sample_window_bits(key_bytes);
     s.stride = sample_stride(k);
     s.samples = n / s.stride;
     s.per_tile = kTarget / s.stride ? kTarget / s.stride : 1;
@@ -280,6 +302,94 @@ __global__ void pick_kernel(const unsigned long long *sorted, const uint32_t *pl
             splitters[r] = key_word<K>(sorted[m], places[m]);
         else
             splitters[r] = sorted[m];
+    }
+}
+
+/* The lowest bit of a window of `bits` bits over keys whose ordered bits lie in [lo, hi]
+ * (window_kernel); a key's window is its ordered bits from there up, cut to 32 bits. On the
+ * host too, for tests/test_merge_value_split.cu. */
+__host__ __device__ inline uint32_t window_shift(unsigned long long lo, unsigned long long hi,
+                                                 uint32_t bits) {
+    const unsigned long long differ = lo < hi ? lo ^ hi : 0;
+    uint32_t top = 0; /* the bits that differ: [0, top) */
+    while (top < 64 && (differ >> top) != 0) top++;
+    return top > bits ? top - bits : 0;
+}
+__host__ __device__ inline uint32_t key_window(unsigned long long bits, uint32_t shift) {
+    return (uint32_t)(bits >> shift);
+}
+
+/* The window's lowest bit (*shift): every key shares its bits above the highest bit where
+ * the least and greatest keys differ, so `bits` bits from that one down order the keys as
+ * their whole bits do, but for keys that differ only below them. Also clears the flag (the
+ * picks raise it). One block. */
+template <class K>
+__global__ void window_kernel(const K *keys, const uint64_t *offsets, uint32_t k, uint32_t bits,
+                              uint32_t *shift, uint32_t *flag) {
+    __shared__ unsigned long long lo, hi;
+    if (threadIdx.x == 0) {
+        lo = ~0ull;
+        hi = 0;
+    }
+    __syncthreads();
+    unsigned long long l = ~0ull, h = 0;
+    for (uint32_t j = threadIdx.x; j < k; j += blockDim.x) {
+        const uint64_t a = offsets[j], b = offsets[j + 1];
+        if (a < b) { /* a list's first key is its least */
+            l = min(l, (unsigned long long)ordered_bits(keys[a]));
+            h = max(h, (unsigned long long)ordered_bits(keys[b - 1]));
+        }
+    }
+    atomicMin(&lo, l);
+    atomicMax(&hi, h);
+    __syncthreads();
+    if (threadIdx.x == 0) {
+        *shift = window_shift(lo, hi, bits);
+        *flag = 0;
+    }
+}
+
+/* Every S-th key of the concatenation as its window (the key's ordered bits from *shift up,
+ * cut to 32) and its index. */
+template <class K>
+__global__ void window_sample_kernel(const K *keys, uint64_t samples, uint32_t stride,
+                                     const uint32_t *shift, uint32_t *windows, uint32_t *index) {
+    const uint32_t low = *shift;
+    for (uint64_t m = blockIdx.x * (uint64_t)blockDim.x + threadIdx.x; m < samples;
+         m += (uint64_t)gridDim.x * blockDim.x) {
+        const uint64_t g = m * stride + stride / 2;
+        windows[m] = key_window(ordered_bits(keys[g]), low);
+        index[m] = (uint32_t)m;
+    }
+}
+
+/* The word of the sample whose index lies at sorted place p. */
+template <class K>
+__device__ inline word_t<K> sample_word(const K *keys, const uint32_t *index, uint64_t p,
+                                        uint32_t stride) {
+    const uint64_t g = (uint64_t)index[p] * stride + stride / 2;
+    return key_word<K>(ordered_bits(keys[g]), g);
+}
+
+/* pick_kernel over samples sorted by their windows: splitter r is the word of the sample at
+ * sorted place r c. Equal windows of unequal keys are in place order, not key order, so a
+ * splitter not above the one before it raises the flag (the bounds and tile kernels then do
+ * nothing, and the input is sorted instead). */
+template <class K>
+__global__ void pick_window_kernel(const K *keys, const uint32_t *index, uint32_t stride,
+                                   uint32_t per_tile, uint32_t tiles, word_t<K> *splitters,
+                                   uint32_t *flag) {
+    const uint32_t r = blockIdx.x * blockDim.x + threadIdx.x;
+    if (r == 0) {
+        splitters[0] = 0;
+        splitters[tiles] = ~(word_t<K>)0;
+    }
+    if (r >= 1 && r < tiles) {
+        const word_t<K> w = sample_word<K>(keys, index, (uint64_t)r * per_tile, stride);
+        splitters[r] = w;
+        if (r + 1 < tiles &&
+            !(w < sample_word<K>(keys, index, (uint64_t)(r + 1) * per_tile, stride)))
+            atomicOr(flag, 1u);
     }
 }
 
@@ -442,7 +552,9 @@ template <class K>
 __global__ __launch_bounds__(kBoundsThreads) void bounds_kernel(const K *keys, uint64_t n,
                                                                 const uint64_t *offsets, uint32_t k,
                                                                 const word_t<K> *spl,
-                                                                uint32_t tiles, uint32_t *bounds) {
+                                                                uint32_t tiles, uint32_t *bounds,
+                                                                const uint32_t *flag) {
+    if (*flag) return; /* splitters out of order (pick_window_kernel): the input is sorted */
     /* The block's keys come in coalesced, through shared memory (a pad key every 32 words,
      * so that neither the striped writes nor each thread's run of reads meets a bank twice),
      * as their raw bits. */
@@ -1164,6 +1276,7 @@ __global__ __launch_bounds__(kThreads, sizeof(K) == 4 ? 2 : 1) void tile_kernel(
     extern __shared__ __align__(16) uint32_t smem[];
     B *sk = reinterpret_cast<B *>(smem);
     uint32_t *count = smem + kCap * (sizeof(B) / 4);
+    if (*flag) return; /* splitters out of order, or a tile given up: the input is sorted */
     const TileStretches<kLists> t = stretches_of(bounds, column, k, blockIdx.x, sh);
     if (t.keys == 0) return;
     bool done = false;
@@ -1183,6 +1296,8 @@ __global__ __launch_bounds__(kThreads, sizeof(K) == 4 ? 2 : 1) void tile_kernel(
 struct Scratch {
     unsigned long long *samples, *sorted;    /* words; 8-byte keys: their ordered bits */
     uint32_t *sample_places, *sorted_places; /* 8-byte keys: the samples' places */
+    uint32_t *windows[2], *index[2];         /* Shape::window: in and sorted */
+    uint32_t *shift;                         /* Shape::window: its lowest bit */
     void *splitters;                         /* word_t<K> */
     uint32_t *bounds, *flag;
     void *sort_temp;
@@ -1190,10 +1305,16 @@ struct Scratch {
 
 template <class Carver> Scratch carve(Carver &c, const Shape &sh, uint32_t k, size_t sort_temp) {
     Scratch s;
-    s.samples = c.template take<unsigned long long>(sh.samples + 1);
-    s.sorted = c.template take<unsigned long long>(sh.samples + 1);
-    s.sample_places = c.template take<uint32_t>(sh.wide ? sh.samples + 1 : 0);
-    s.sorted_places = c.template take<uint32_t>(sh.wide ? sh.samples + 1 : 0);
+    const uint64_t whole = sh.window ? 0 : sh.samples + 1, window = sh.window ? sh.samples + 1 : 0;
+    s.samples = c.template take<unsigned long long>(whole);
+    s.sorted = c.template take<unsigned long long>(whole);
+    s.sample_places = c.template take<uint32_t>(sh.wide ? whole : 0);
+    s.sorted_places = c.template take<uint32_t>(sh.wide ? whole : 0);
+    for (int i = 0; i < 2; i++) {
+        s.windows[i] = c.template take<uint32_t>(window);
+        s.index[i] = c.template take<uint32_t>(window);
+    }
+    s.shift = c.template take<uint32_t>(1);
     s.splitters = c.template take<unsigned char>((sh.tiles + 1) * (sh.wide ? 16 : 8));
     s.bounds = c.template take<uint32_t>((size_t)k * column_words(sh.tiles));
     s.flag = c.template take<uint32_t>(1);
@@ -1201,12 +1322,18 @@ template <class Carver> Scratch carve(Carver &c, const Shape &sh, uint32_t k, si
     return s;
 }
 
-/* The samples' sort (temp null: its temporary storage's size in temp_bytes): 4-byte keys'
- * words by the key bits alone, 8-byte keys' bits carrying their places. Stable, so equal
- * keys keep their places' order. */
+/* The samples' sort (temp null: its temporary storage's size in temp_bytes): by their
+ * windows carrying their indices, or 4-byte keys' words by the key bits alone, 8-byte keys'
+ * bits carrying their places. Stable, so equal keys keep their places' order. */
 template <class K>
-cudaError_t sort_samples(void *temp, size_t &temp_bytes, const Scratch *s, uint64_t samples,
+cudaError_t sort_samples(void *temp, size_t &temp_bytes, const Scratch *s, const Shape &sh,
                          cudaStream_t stream) {
+    const uint64_t samples = sh.samples;
+    if (sh.window)
+        return cub::DeviceRadixSort::SortPairs(temp, temp_bytes, s ? s->windows[0] : nullptr,
+                                               s ? s->windows[1] : nullptr,
+                                               s ? s->index[0] : nullptr, s ? s->index[1] : nullptr,
+                                               (int64_t)samples, 0, (int)sh.window, stream);
     if constexpr (wide_keys<K>())
         return cub::DeviceRadixSort::SortPairs(
             temp, temp_bytes, s ? s->samples : nullptr, s ? s->sorted : nullptr,
@@ -1239,26 +1366,37 @@ cudaError_t run(const K *keys, uint64_t n, const uint64_t *offsets, uint32_t k, 
                 bool *fell_back) {
     *fell_back = false;
     const uint32_t tiles = sh.tiles;
+    const bool window = sh.window && sh.samples > 0;
     if (sh.samples > 0) {
         const uint64_t blocks = (sh.samples + 255) / 256;
         const unsigned grid = (unsigned)(blocks < 4096 ? blocks : 4096);
-        sample_kernel<K>
-            <<<grid, 256, 0, stream>>>(keys, sh.samples, sh.stride, s.samples, s.sample_places);
+        if (window) {
+            window_kernel<K><<<1, 1024, 0, stream>>>(keys, offsets, k, sh.window, s.shift, s.flag);
+            window_sample_kernel<K><<<grid, 256, 0, stream>>>(keys, sh.samples, sh.stride, s.shift,
+                                                              s.windows[0], s.index[0]);
+        } else {
+            sample_kernel<K>
+                <<<grid, 256, 0, stream>>>(keys, sh.samples, sh.stride, s.samples, s.sample_places);
+        }
         cudaError_t e = cudaGetLastError();
         if (e != cudaSuccess) return e;
         size_t temp = sort_temp;
-        e = sort_samples<K>(s.sort_temp, temp, &s, sh.samples, stream);
+        e = sort_samples<K>(s.sort_temp, temp, &s, sh, stream);
         if (e != cudaSuccess) return e;
     }
     using Word = word_t<K>;
     Word *splitters = static_cast<Word *>(s.splitters);
-    pick_kernel<K><<<(tiles + 255) / 256, 256, 0, stream>>>(s.sorted, s.sorted_places, sh.per_tile,
-                                                            tiles, splitters, s.flag);
+    if (window)
+        pick_window_kernel<K><<<(tiles + 255) / 256, 256, 0, stream>>>(
+            keys, s.index[1], sh.stride, sh.per_tile, tiles, splitters, s.flag);
+    else
+        pick_kernel<K><<<(tiles + 255) / 256, 256, 0, stream>>>(
+            s.sorted, s.sorted_places, sh.per_tile, tiles, splitters, s.flag);
     if (sh.empty_lists) empty_lists_kernel<<<k, 256, 0, stream>>>(offsets, k, tiles, s.bounds);
     constexpr int kItems = bounds_items<K>();
     const uint64_t walkers = (n + kItems - 1) / kItems;
     bounds_kernel<K><<<(unsigned)((walkers + kBoundsThreads - 1) / kBoundsThreads), kBoundsThreads,
-                       0, stream>>>(keys, n, offsets, k, splitters, tiles, s.bounds);
+                       0, stream>>>(keys, n, offsets, k, splitters, tiles, s.bounds, s.flag);
     with_lists(k, [&](auto lists) {
         tile_kernel<K, decltype(lists)::value><<<tiles, kThreads, tile_smem_bytes<K>(), stream>>>(
             keys, offsets, k, s.bounds, column_words(tiles), out, s.flag);

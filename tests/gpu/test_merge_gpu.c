@@ -1,11 +1,12 @@
 /* Every GPU merge backend against the CPU heap merge: k = 1 and 2, all lists empty but
  * one, lists of size 1, all keys equal (stability, with values), duplicates across lists,
  * k past the SM count times the sublists per list, floats with zeros of both signs, keys
- * from a narrow range, every key type with and without values, and list sizes of every
- * kind. Five times: merge/path by pairwise rounds, by multiway passes, by radix sort, by
- * the one-pass value split, then by the grouped split (a multiway pass of groups of lists,
- * then the value split over the groups; both splits keys alone of every type, with values
- * as by size) (PB_MERGE_MODE), which it picks by size. */
+ * from a narrow range, unequal keys closer than the value split's sample windows, every
+ * key type with and without values, and list sizes of every kind. Five times: merge/path
+ * by pairwise rounds, by multiway passes, by radix sort, by the one-pass value split, then
+ * by the grouped split (a multiway pass of groups of lists, then the value split over the
+ * groups; both splits keys alone of every type, with values as by size) (PB_MERGE_MODE),
+ * which it picks by size. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stdbool.h>
@@ -259,6 +260,43 @@ static void many_copies_far_apart(void **state) {
     free(sizes);
 }
 
+/* Unequal keys closer together than the value split's sample windows tell apart (f64
+ * 1 + m 2^-40, u64 2^40 + m, u32 2^20 + m, m interleaved over the lists), with one list
+ * ending in a key far above them, so that a window of 32 bits spans that whole range and the
+ * close keys share a few windows: the split's picks come out of order and the launch sorts
+ * the input instead (u32 keys keep the exact sort unless PB_SPLIT_SAMPLE_BITS says). */
+static void keys_closer_than_windows(void **state) {
+    (void)state;
+    const uint32_t k = 64;
+    const uint64_t per = small ? 1000 : 40000, n = k * per + 1;
+    uint64_t *sizes = equal_sizes(k, per);
+    sizes[0] += 1;
+    double *f64 = malloc(n * sizeof *f64);
+    uint64_t *u64 = malloc(n * sizeof *u64);
+    uint32_t *u32 = malloc(n * sizeof *u32);
+    uint64_t at = 0;
+    for (uint32_t l = 0; l < k; l++) {
+        for (uint64_t i = 0; i < per; i++, at++) {
+            const uint64_t m = l + (uint64_t)k * i;
+            f64[at] = 1.0 + (double)m * 0x1p-40;
+            u64[at] = (1ull << 40) + m;
+            u32[at] = (1u << 20) + (uint32_t)m;
+        }
+        if (l == 0) {
+            f64[at] = 1e300;
+            u64[at] = (1ull << 63) + 5;
+            u32[at++] = 0xf0000000u;
+        }
+    }
+    check_input(PB_F64, f64, sizes, k, false, "f64 keys closer than the sample windows");
+    check_input(PB_U64, u64, sizes, k, false, "u64 keys closer than the sample windows");
+    check_input(PB_U32, u32, sizes, k, false, "u32 keys closer than the sample windows");
+    free(f64);
+    free(u64);
+    free(u32);
+    free(sizes);
+}
+
 /* The seed's experiment, scaled down: sizes uniform in 1..max_n, doubles. */
 static void seed_like(void **state) {
     (void)state;
@@ -277,12 +315,19 @@ int main(void) {
     gpu_test_start();
     small = getenv("PB_TEST_SMALL") != NULL;
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(one_and_two_lists),    cmocka_unit_test(all_empty_but_one),
-        cmocka_unit_test(lists_of_one),         cmocka_unit_test(equal_keys_and_duplicates),
-        cmocka_unit_test(many_lists),           cmocka_unit_test(every_type_and_size_kind),
-        cmocka_unit_test(signed_zeros),         cmocka_unit_test(seed_like),
-        cmocka_unit_test(bucketed_pass_shapes), cmocka_unit_test(narrow_range_keys),
-        cmocka_unit_test(long_lists),           cmocka_unit_test(many_copies_far_apart),
+        cmocka_unit_test(one_and_two_lists),
+        cmocka_unit_test(all_empty_but_one),
+        cmocka_unit_test(lists_of_one),
+        cmocka_unit_test(equal_keys_and_duplicates),
+        cmocka_unit_test(many_lists),
+        cmocka_unit_test(every_type_and_size_kind),
+        cmocka_unit_test(signed_zeros),
+        cmocka_unit_test(seed_like),
+        cmocka_unit_test(bucketed_pass_shapes),
+        cmocka_unit_test(narrow_range_keys),
+        cmocka_unit_test(long_lists),
+        cmocka_unit_test(many_copies_far_apart),
+        cmocka_unit_test(keys_closer_than_windows),
     };
     const char *modes[] = {"rounds", "multiway", "sort", "split", "grouped"};
     /* PB_TEST_MERGE_MODES (e.g. "rounds,sort"): only those, so that a long run under
