@@ -178,7 +178,8 @@ struct Shape {
  * whole, 64 bits carrying their places, eight passes; a 32-bit window takes four. Samples
  * whose windows are equal but keys not stay in place order, so a pick may sit a few samples
  * from its rank (the tiles' sizes are checked anyway); picks out of order raise the flag and
- * the input is sorted instead (pick_window_kernel). 4-byte keys keep the exact sort of their
+ * the split runs again over whole samples (pick_window_kernel; the try costs the window's
+ * kernels, the samples' sort and a synchronisation). 4-byte keys keep the exact sort of their
  * words by default. PB_SPLIT_SAMPLE_BITS=N (A/B runs) sets the window for every key size, 0
  * the exact sort. */
 inline uint32_t sample_window_bits(size_t key_bytes) {
@@ -305,6 +306,10 @@ __global__ void pick_kernel(const unsigned long long *sorted, const uint32_t *pl
     }
 }
 
+/* The flag's bits: a tile could not be bound (the input is then sorted instead), and the
+ * picks over windows came out of order (the split is then run again over whole samples). */
+constexpr uint32_t kTileGivenUp = 1, kPicksOutOfOrder = 2;
+
 /* The lowest bit of a window of `bits` bits over keys whose ordered bits lie in [lo, hi]
  * (window_kernel); a key's window is its ordered bits from there up, cut to 32 bits. On the
  * host too, for tests/test_merge_value_split.cu. */
@@ -373,23 +378,28 @@ __device__ inline word_t<K> sample_word(const K *keys, const uint32_t *index, ui
 
 /* pick_kernel over samples sorted by their windows: splitter r is the word of the sample at
  * sorted place r c. Equal windows of unequal keys are in place order, not key order, so a
- * splitter not above the one before it raises the flag (the bounds and tile kernels then do
- * nothing, and the input is sorted instead). */
+ * splitter not above the one before it, or two neighbouring picks of unequal keys in one
+ * window (a run of such samples longer than a tile's, whose picks may sit far from their
+ * ranks), raise kPicksOutOfOrder: the bounds and tile kernels then do nothing, and the split
+ * is run again over whole samples. */
 template <class K>
-__global__ void pick_window_kernel(const K *keys, const uint32_t *index, uint32_t stride,
-                                   uint32_t per_tile, uint32_t tiles, word_t<K> *splitters,
-                                   uint32_t *flag) {
+__global__ void pick_window_kernel(const K *keys, const uint32_t *windows, const uint32_t *index,
+                                   uint32_t stride, uint32_t per_tile, uint32_t tiles,
+                                   word_t<K> *splitters, uint32_t *flag) {
     const uint32_t r = blockIdx.x * blockDim.x + threadIdx.x;
     if (r == 0) {
         splitters[0] = 0;
         splitters[tiles] = ~(word_t<K>)0;
     }
     if (r >= 1 && r < tiles) {
-        const word_t<K> w = sample_word<K>(keys, index, (uint64_t)r * per_tile, stride);
+        const uint64_t p = (uint64_t)r * per_tile, q = p + per_tile;
+        const word_t<K> w = sample_word<K>(keys, index, p, stride);
         splitters[r] = w;
-        if (r + 1 < tiles &&
-            !(w < sample_word<K>(keys, index, (uint64_t)(r + 1) * per_tile, stride)))
-            atomicOr(flag, 1u);
+        if (r + 1 < tiles) {
+            const word_t<K> next = sample_word<K>(keys, index, q, stride);
+            if (!(w < next) || (windows[p] == windows[q] && w >> 32 != next >> 32))
+                atomicOr(flag, kPicksOutOfOrder);
+        }
     }
 }
 
@@ -1289,7 +1299,7 @@ __global__ __launch_bounds__(kThreads, sizeof(K) == 4 ? 2 : 1) void tile_kernel(
         if (done && signed_zeros)
             write_zero_signs(keys, offsets, bounds, column, k, blockIdx.x, count, sh, out + t.base);
     }
-    if (!done && threadIdx.x == 0) atomicOr(flag, 1u);
+    if (!done && threadIdx.x == 0) atomicOr(flag, kTileGivenUp);
 }
 
 /* The scratch, carved in this order. */
@@ -1305,15 +1315,21 @@ struct Scratch {
 
 template <class Carver> Scratch carve(Carver &c, const Shape &sh, uint32_t k, size_t sort_temp) {
     Scratch s;
-    const uint64_t whole = sh.window ? 0 : sh.samples + 1, window = sh.window ? sh.samples + 1 : 0;
-    s.samples = c.template take<unsigned long long>(whole);
-    s.sorted = c.template take<unsigned long long>(whole);
-    s.sample_places = c.template take<uint32_t>(sh.wide ? whole : 0);
-    s.sorted_places = c.template take<uint32_t>(sh.wide ? whole : 0);
+    /* the whole samples' arrays, and over them the windows' (a split over windows that is
+     * run again over whole samples has done with its windows) */
+    const uint64_t m = sh.samples + 1;
+    const size_t start = c.used;
+    s.samples = c.template take<unsigned long long>(m);
+    s.sorted = c.template take<unsigned long long>(m);
+    s.sample_places = c.template take<uint32_t>(sh.wide ? m : 0);
+    s.sorted_places = c.template take<uint32_t>(sh.wide ? m : 0);
+    const size_t whole_end = c.used;
+    c.used = start;
     for (int i = 0; i < 2; i++) {
-        s.windows[i] = c.template take<uint32_t>(window);
-        s.index[i] = c.template take<uint32_t>(window);
+        s.windows[i] = c.template take<uint32_t>(sh.window ? m : 0);
+        s.index[i] = c.template take<uint32_t>(sh.window ? m : 0);
     }
+    if (c.used < whole_end) c.used = whole_end;
     s.shift = c.template take<uint32_t>(1);
     s.splitters = c.template take<unsigned char>((sh.tiles + 1) * (sh.wide ? 16 : 8));
     s.bounds = c.template take<uint32_t>((size_t)k * column_words(sh.tiles));
@@ -1358,13 +1374,12 @@ template <class K> cudaError_t configure(uint32_t k) {
     });
 }
 
-/* The merge (keys to out); *fell_back: whether a tile could not be bound, so the caller
- * must merge another way. Synchronises the stream once, to read the flag. */
+/* One try of the merge by shape sh: its flag's bits in *flag_out (synchronises the stream
+ * once, to read them). */
 template <class K>
-cudaError_t run(const K *keys, uint64_t n, const uint64_t *offsets, uint32_t k, K *out,
-                const Shape &sh, const Scratch &s, size_t sort_temp, cudaStream_t stream,
-                bool *fell_back) {
-    *fell_back = false;
+cudaError_t attempt(const K *keys, uint64_t n, const uint64_t *offsets, uint32_t k, K *out,
+                    const Shape &sh, const Scratch &s, size_t sort_temp, cudaStream_t stream,
+                    uint32_t *flag_out) {
     const uint32_t tiles = sh.tiles;
     const bool window = sh.window && sh.samples > 0;
     if (sh.samples > 0) {
@@ -1388,7 +1403,7 @@ cudaError_t run(const K *keys, uint64_t n, const uint64_t *offsets, uint32_t k, 
     Word *splitters = static_cast<Word *>(s.splitters);
     if (window)
         pick_window_kernel<K><<<(tiles + 255) / 256, 256, 0, stream>>>(
-            keys, s.index[1], sh.stride, sh.per_tile, tiles, splitters, s.flag);
+            keys, s.windows[1], s.index[1], sh.stride, sh.per_tile, tiles, splitters, s.flag);
     else
         pick_kernel<K><<<(tiles + 255) / 256, 256, 0, stream>>>(
             s.sorted, s.sorted_places, sh.per_tile, tiles, splitters, s.flag);
@@ -1404,10 +1419,25 @@ cudaError_t run(const K *keys, uint64_t n, const uint64_t *offsets, uint32_t k, 
     });
     cudaError_t e = cudaGetLastError();
     if (e != cudaSuccess) return e;
+    e = cudaMemcpyAsync(flag_out, s.flag, sizeof *flag_out, cudaMemcpyDeviceToHost, stream);
+    return e == cudaSuccess ? cudaStreamSynchronize(stream) : e;
+}
+
+/* The merge (keys to out); *fell_back: whether a tile could not be bound, so the caller
+ * must merge another way. Synchronises the stream once, to read the flag (twice where picks
+ * over windows came out of order and the split runs again over whole samples). */
+template <class K>
+cudaError_t run(const K *keys, uint64_t n, const uint64_t *offsets, uint32_t k, K *out,
+                const Shape &sh, const Scratch &s, size_t sort_temp, cudaStream_t stream,
+                bool *fell_back) {
     uint32_t flag = 0;
-    e = cudaMemcpyAsync(&flag, s.flag, sizeof flag, cudaMemcpyDeviceToHost, stream);
-    if (e == cudaSuccess) e = cudaStreamSynchronize(stream);
-    *fell_back = flag != 0;
+    cudaError_t e = attempt(keys, n, offsets, k, out, sh, s, sort_temp, stream, &flag);
+    if (e == cudaSuccess && (flag & kPicksOutOfOrder)) {
+        Shape whole = sh;
+        whole.window = 0;
+        e = attempt(keys, n, offsets, k, out, whole, s, sort_temp, stream, &flag);
+    }
+    *fell_back = e == cudaSuccess && flag != 0;
     return e;
 }
 #endif

@@ -263,8 +263,8 @@ static void many_copies_far_apart(void **state) {
 /* Unequal keys closer together than the value split's sample windows tell apart (f64
  * 1 + m 2^-40, u64 2^40 + m, u32 2^20 + m, m interleaved over the lists), with one list
  * ending in a key far above them, so that a window of 32 bits spans that whole range and the
- * close keys share a few windows: the split's picks come out of order and the launch sorts
- * the input instead (u32 keys keep the exact sort unless PB_SPLIT_SAMPLE_BITS says). */
+ * close keys share a few windows: the split's picks come out of order and it runs again
+ * over whole samples (u32 keys keep the exact sort unless PB_SPLIT_SAMPLE_BITS says). */
 static void keys_closer_than_windows(void **state) {
     (void)state;
     const uint32_t k = 64;
