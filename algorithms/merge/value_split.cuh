@@ -376,31 +376,45 @@ __device__ inline word_t<K> sample_word(const K *keys, const uint32_t *index, ui
     return key_word<K>(ordered_bits(keys[g]), g);
 }
 
+/* The samples a pick looks at on each side for unequal keys in its window. */
+constexpr uint32_t kPickScan = 8;
+
 /* pick_kernel over samples sorted by their windows: splitter r is the word of the sample at
  * sorted place r c. Equal windows of unequal keys are in place order, not key order, so a
- * splitter not above the one before it, or two neighbouring picks of unequal keys in one
- * window (a run of such samples longer than a tile's, whose picks may sit far from their
- * ranks), raise kPicksOutOfOrder: the bounds and tile kernels then do nothing, and the split
- * is run again over whole samples. */
+ * pick may sit as far from its rank as its run of equal windows is long. kPicksOutOfOrder
+ * (the bounds and tile kernels then do nothing, and the split runs again over whole
+ * samples) where that could matter: a splitter not above the one before it, two neighbouring
+ * picks of unequal keys in one window, or a pick whose run reaches kPickScan samples to a
+ * side and holds another key within them. A run of one key (copies) is in the exact order. */
 template <class K>
 __global__ void pick_window_kernel(const K *keys, const uint32_t *windows, const uint32_t *index,
-                                   uint32_t stride, uint32_t per_tile, uint32_t tiles,
-                                   word_t<K> *splitters, uint32_t *flag) {
+                                   uint64_t samples, uint32_t stride, uint32_t per_tile,
+                                   uint32_t tiles, word_t<K> *splitters, uint32_t *flag) {
     const uint32_t r = blockIdx.x * blockDim.x + threadIdx.x;
     if (r == 0) {
         splitters[0] = 0;
         splitters[tiles] = ~(word_t<K>)0;
     }
-    if (r >= 1 && r < tiles) {
-        const uint64_t p = (uint64_t)r * per_tile, q = p + per_tile;
-        const word_t<K> w = sample_word<K>(keys, index, p, stride);
-        splitters[r] = w;
-        if (r + 1 < tiles) {
-            const word_t<K> next = sample_word<K>(keys, index, q, stride);
-            if (!(w < next) || (windows[p] == windows[q] && w >> 32 != next >> 32))
-                atomicOr(flag, kPicksOutOfOrder);
-        }
+    if (r < 1 || r >= tiles) return;
+    const uint64_t p = (uint64_t)r * per_tile, q = p + per_tile;
+    const word_t<K> w = sample_word<K>(keys, index, p, stride);
+    splitters[r] = w;
+    bool out_of_order = false;
+    if (r + 1 < tiles) {
+        const word_t<K> next = sample_word<K>(keys, index, q, stride);
+        out_of_order = !(w < next) || (windows[p] == windows[q] && w >> 32 != next >> 32);
     }
+    bool other_key = false, long_run = false;
+    for (int side = -1; side <= 1; side += 2) {
+        uint32_t j = 1;
+        for (; j <= kPickScan; j++) {
+            const int64_t at = (int64_t)p + side * (int64_t)j;
+            if (at < 0 || at >= (int64_t)samples || windows[at] != windows[p]) break;
+            other_key |= sample_word<K>(keys, index, (uint64_t)at, stride) >> 32 != w >> 32;
+        }
+        long_run |= j > kPickScan;
+    }
+    if (out_of_order || (other_key && long_run)) atomicOr(flag, kPicksOutOfOrder);
 }
 
 /* An empty list's column: every row 0. */
@@ -1403,7 +1417,8 @@ cudaError_t attempt(const K *keys, uint64_t n, const uint64_t *offsets, uint32_t
     Word *splitters = static_cast<Word *>(s.splitters);
     if (window)
         pick_window_kernel<K><<<(tiles + 255) / 256, 256, 0, stream>>>(
-            keys, s.windows[1], s.index[1], sh.stride, sh.per_tile, tiles, splitters, s.flag);
+            keys, s.windows[1], s.index[1], sh.samples, sh.stride, sh.per_tile, tiles, splitters,
+            s.flag);
     else
         pick_kernel<K><<<(tiles + 255) / 256, 256, 0, stream>>>(
             s.sorted, s.sorted_places, sh.per_tile, tiles, splitters, s.flag);
