@@ -578,7 +578,7 @@ __global__ __launch_bounds__(kBoundsThreads) void bounds_kernel(const K *keys, u
                                                                 const word_t<K> *spl,
                                                                 uint32_t tiles, uint32_t *bounds,
                                                                 const uint32_t *flag) {
-    if (*flag) return; /* splitters out of order (pick_window_kernel): the input is sorted */
+    if (*flag) return; /* picks out of order (pick_window_kernel): the split runs again */
     /* The block's keys come in coalesced, through shared memory (a pad key every 32 words,
      * so that neither the striped writes nor each thread's run of reads meets a bank twice),
      * as their raw bits. */
@@ -1300,7 +1300,7 @@ __global__ __launch_bounds__(kThreads, sizeof(K) == 4 ? 2 : 1) void tile_kernel(
     extern __shared__ __align__(16) uint32_t smem[];
     B *sk = reinterpret_cast<B *>(smem);
     uint32_t *count = smem + kCap * (sizeof(B) / 4);
-    if (*flag) return; /* splitters out of order, or a tile given up: the input is sorted */
+    if (*flag) return; /* picks out of order, or a tile given up: the result is not kept */
     const TileStretches<kLists> t = stretches_of(bounds, column, k, blockIdx.x, sh);
     if (t.keys == 0) return;
     bool done = false;
