@@ -603,14 +603,7 @@ inline split::Shape grouped_split_shape(const pb_merge_args *a, uint32_t group, 
 template <class K>
 cudaError_t plan_split(const pb_merge_args *a, uint32_t lists, Plan &p, bool configure) {
     cudaError_t e = cudaSuccess;
-    if constexpr (split::takes<K>()) { /* by windows, and again over whole samples */
-        split::Shape whole = p.split;
-        whole.window = 0;
-        size_t again = 0;
-        e = split::sort_samples<K>(nullptr, p.sort_temp, nullptr, p.split, nullptr);
-        if (e == cudaSuccess) e = split::sort_samples<K>(nullptr, again, nullptr, whole, nullptr);
-        if (again > p.sort_temp) p.sort_temp = again;
-    }
+    if constexpr (split::takes<K>()) e = split::sort_samples_bytes<K>(p.split, &p.sort_temp);
     size_t fallback = 0;
     if (e == cudaSuccess)
         e = sort_keys_alone<K>(nullptr, fallback, nullptr, nullptr, a->n, nullptr);

@@ -268,6 +268,11 @@ template <class K> __device__ __forceinline__ ordered_t<K> ordered_of_raw(ordere
     }
 }
 
+/* Sample m's place in the concatenation: the middle of its stretch of S keys. */
+__host__ __device__ inline uint64_t sample_place(uint64_t m, uint32_t stride) {
+    return m * stride + stride / 2;
+}
+
 /* Every S-th key of the concatenation, as its word in out; 8-byte keys, whose words take 128
  * bits, as its ordered bits in out and its place in places (sorted as pairs by the bits). */
 template <class K>
@@ -275,7 +280,7 @@ __global__ void sample_kernel(const K *keys, uint64_t samples, uint32_t stride,
                               unsigned long long *out, uint32_t *places) {
     for (uint64_t m = blockIdx.x * (uint64_t)blockDim.x + threadIdx.x; m < samples;
          m += (uint64_t)gridDim.x * blockDim.x) {
-        const uint64_t g = m * stride + stride / 2;
+        const uint64_t g = sample_place(m, stride);
         if constexpr (wide_keys<K>()) {
             out[m] = ordered_bits(keys[g]);
             places[m] = (uint32_t)g;
@@ -362,7 +367,7 @@ __global__ void window_sample_kernel(const K *keys, uint64_t samples, uint32_t s
     const uint32_t low = *shift;
     for (uint64_t m = blockIdx.x * (uint64_t)blockDim.x + threadIdx.x; m < samples;
          m += (uint64_t)gridDim.x * blockDim.x) {
-        const uint64_t g = m * stride + stride / 2;
+        const uint64_t g = sample_place(m, stride);
         windows[m] = key_window(ordered_bits(keys[g]), low);
         index[m] = (uint32_t)m;
     }
@@ -372,7 +377,7 @@ __global__ void window_sample_kernel(const K *keys, uint64_t samples, uint32_t s
 template <class K>
 __device__ inline word_t<K> sample_word(const K *keys, const uint32_t *index, uint64_t p,
                                         uint32_t stride) {
-    const uint64_t g = (uint64_t)index[p] * stride + stride / 2;
+    const uint64_t g = sample_place(index[p], stride);
     return key_word<K>(ordered_bits(keys[g]), g);
 }
 
@@ -1373,6 +1378,20 @@ cudaError_t sort_samples(void *temp, size_t &temp_bytes, const Scratch *s, const
         return cub::DeviceRadixSort::SortKeys(temp, temp_bytes, s ? s->samples : nullptr,
                                               s ? s->sorted : nullptr, (int64_t)samples, 32, 64,
                                               stream);
+}
+
+/* The samples' sort's temporary storage for shape sh: over windows, the larger of that try's
+ * and the whole samples' (run's second try). */
+template <class K> cudaError_t sort_samples_bytes(const Shape &sh, size_t *bytes) {
+    *bytes = 0;
+    cudaError_t e = sort_samples<K>(nullptr, *bytes, nullptr, sh, nullptr);
+    if (e != cudaSuccess || !sh.window) return e;
+    Shape whole = sh;
+    whole.window = 0;
+    size_t again = 0;
+    e = sort_samples<K>(nullptr, again, nullptr, whole, nullptr);
+    if (again > *bytes) *bytes = again;
+    return e;
 }
 
 template <class K> size_t tile_smem_bytes() {
