@@ -143,6 +143,10 @@ __host__ __device__ constexpr bool edge_buckets_wanted(uint32_t edge_keys) {
 /* Consecutive keys a thread of bounds_kernel walks: a block's keys fill 32 KB of shared
  * memory (with a pad key every 32 words). */
 template <class K> __host__ __device__ constexpr int bounds_items() { return 128 / (int)sizeof(K); }
+/* A bounds_kernel block's keys, for keys of key_bytes bytes. */
+__host__ __device__ constexpr uint32_t bounds_block_keys(size_t key_bytes) {
+    return kBoundsThreads * (uint32_t)(128 / key_bytes);
+}
 
 /* Every key type: 4-byte keys, and u64 and f64 keys (wide keys: tiles of 8-byte keys, one
  * block an SM). */
@@ -170,6 +174,7 @@ struct Shape {
     bool empty_lists;  /* some list is empty (its bounds are written apart) */
     bool wide;         /* 8-byte keys: the samples' places are sorted apart from their keys */
     uint32_t window;   /* bits of each sample's key its sort reads (sample_window_bits); 0: all */
+    uint64_t bounds_blocks; /* bounds_kernel's blocks */
 };
 
 /* The samples' sort by a window of their keys' bits (session 51): the bits from the highest
@@ -200,6 +205,7 @@ inline Shape shape(uint64_t n, uint32_t k, const uint64_t *host_offsets, size_t 
     s.samples = n / s.stride;
     s.per_tile = kTarget / s.stride ? kTarget / s.stride : 1;
     s.tiles = s.samples ? (uint32_t)((s.samples - 1) / s.per_tile + 1) : 1;
+    s.bounds_blocks = (n + bounds_block_keys(key_bytes) - 1) / bounds_block_keys(key_bytes);
     s.empty_lists = !host_offsets;
     for (uint32_t j = 0; host_offsets && j < k && !s.empty_lists; j++)
         s.empty_lists = host_offsets[j] == host_offsets[j + 1];
@@ -471,20 +477,51 @@ __device__ __noinline__ int64_t search_rows(const Word *spl, uint32_t tiles, Wor
     return last;
 }
 
+/* Where bounds_kernel's blocks meet: boundary i lies before key i * bounds_block_keys (or n),
+ * and holds the rank among the splitters of the key before it and the lists of the keys on
+ * either side; block i's first key's list and the rank of the key before that key (-1 where
+ * the block starts its list) are boundary i's, its last key's list and rank boundary
+ * i + 1's. */
+struct BlockBoundary {
+    long long rank;       /* the last splitter at or below the key before's word (-1: none) */
+    uint32_t list_before; /* the list holding the key before */
+    uint32_t list_after;  /* the list holding the key after, | kStartsList where it starts it */
+};
+constexpr uint32_t kStartsList = 1u << 31; /* above any list (k <= kMaxLists) */
+
 /* Each thread walks kBoundsItems consecutive keys (x(q), from g0 on): the rows r whose
  * splitter lies above the key before and at or below this one get this key's place in its
  * list; a list's first key takes row 0 up, and past its last key the remaining rows take
- * its length. */
+ * its length. first and past: the block's boundaries, which bound the list holding g0 and,
+ * in the block's first or last list, the rank of the key before g0, so both are found by a
+ * few probes near them rather than by binary searches over all lists and splitters. */
 template <class K, class KeyAt>
 __device__ __forceinline__ void
 walk_bounds(const K *keys, uint64_t n, uint64_t g0, const uint64_t *offsets, uint32_t k,
-            const word_t<K> *spl, uint32_t tiles, uint32_t *bounds, KeyAt x) {
-    uint32_t j = pb::last_at_or_below(offsets, k, g0); /* the list holding g0 */
+            const word_t<K> *spl, uint32_t tiles, uint32_t *bounds, const BlockBoundary &first,
+            const BlockBoundary &past, KeyAt x) {
+    /* the list holding g0, between those of the block's first and last keys */
+    const uint32_t first_list = first.list_after & ~kStartsList;
+    uint32_t j = pb::first_not(first_list + 1, past.list_before + 1,
+                               [&](uint32_t i) { return __ldg(offsets + i) <= g0; }) -
+                 1;
     uint64_t start = __ldg(offsets + j), end = __ldg(offsets + j + 1);
-    /* the rows already taken in list j: those at or below the key before g0 */
-    int64_t c = g0 == start ? -1
-                            : (int64_t)pb::last_at_or_below(
-                                  spl, tiles, key_word<K>(ordered_bits(keys[g0 - 1]), g0 - 1));
+    /* the rows already taken in list j: those at or below the key before g0; where the key
+     * before the block is list j's too, at or above its rank, and in the block's last list
+     * at or below its last key's */
+    int64_t c = -1;
+    if (g0 != start) {
+        const word_t<K> word = key_word<K>(ordered_bits(keys[g0 - 1]), g0 - 1);
+        const auto at_or_below = [&](uint32_t r) { return load_word(spl + r) <= word; };
+        if (j == first_list && !(first.list_after & kStartsList)) {
+            c = (int64_t)pb::first_not_galloping((uint32_t)first.rank + 1, tiles, at_or_below) -
+                1;
+        } else if (j == past.list_before) {
+            c = (int64_t)pb::last_at_or_below_galloping_down((uint32_t)past.rank, at_or_below);
+        } else {
+            c = (int64_t)pb::last_at_or_below(spl, tiles, word);
+        }
+    }
     /* the next row's splitter (row `tiles`: past every key) */
     const auto splitter = [&](int64_t r) { return load_word(spl + r); };
     word_t<K> next = splitter(c + 1);
@@ -541,34 +578,30 @@ walk_bounds(const K *keys, uint64_t n, uint64_t g0, const uint64_t *offsets, uin
     }
 }
 
-/* bounds_kernel's searches for the block starting at block0 with `count` keys, by warps 0
- * (its first key) and 1 (its last), every lane: the list holding the key (list_of), and the
- * rank among the splitters of the key before the block's first (-1 if the block starts its
- * list) and of its last key (rank_of; used only where both keys are one list's). Run before
- * the keys are staged, so that their loads, one after another, overlap the other warps'
- * staging instead of following it. H200, session 40 (against threads 0 and 1 searching,
- * the rank searches after the staging): 1.7 to 3.6% less time at k = 256 to 1024, 2^27 keys
- * (results/h200/session40-call1-*). */
+/* The blocks' boundaries, a warp each (last_at_or_below_warp: about 3 rounds of loads over
+ * 11000 splitters, 2 over 1024 lists), in a launch of their own before bounds_kernel: its
+ * blocks searched their own ends (session 40: warps 0 and 1, before the keys are staged), a
+ * chain of about six dependent loads that under the kernel's full memory queues held each
+ * block past its keys' staging; now a block waits on one load of two boundaries. */
 template <class K>
-__device__ __forceinline__ void bounds_searches(const K *keys, uint64_t block0, uint32_t count,
-                                                const uint64_t *offsets, uint32_t k,
-                                                const word_t<K> *spl, uint32_t tiles,
-                                                uint32_t (&list_of)[2], long long (&rank_of)[2]) {
-    const uint32_t warp = threadIdx.x / 32;
-    if (warp >= 2) return;
-    const uint64_t g = warp ? block0 + count - 1 : block0;
-    /* the key whose rank is wanted: the block's last, or the one before its first */
-    const uint64_t at = warp ? g : (block0 ? block0 - 1 : 0);
-    const word_t<K> word = key_word<K>(ordered_bits(keys[at]), at);
-    /* pb::last_at_or_below_warp: about 3 rounds of loads over 11000 splitters, not 14 */
-    const uint32_t j = (uint32_t)pb::last_at_or_below_warp(offsets, k, g);
-    const long long rank = !warp && block0 == __ldg(offsets + j)
-                               ? -1ll
-                               : (long long)pb::last_at_or_below_warp(spl, tiles, word);
-    if (threadIdx.x % 32 == 0) {
-        list_of[warp] = j;
-        rank_of[warp] = rank;
+__global__ void boundaries_kernel(const K *keys, uint64_t n, const uint64_t *offsets, uint32_t k,
+                                  const word_t<K> *spl, uint32_t tiles, uint64_t blocks,
+                                  BlockBoundary *out, const uint32_t *flag) {
+    if (*flag) return; /* picks out of order (pick_window_kernel): the split runs again */
+    const uint64_t i = (blockIdx.x * (uint64_t)blockDim.x + threadIdx.x) / 32; /* the warp's */
+    if (i > blocks) return;
+    const uint64_t at = i * bounds_block_keys(sizeof(K)), g = at < n ? at : n;
+    BlockBoundary b{-1, 0, 0};
+    if (g > 0) {
+        const word_t<K> word = key_word<K>(ordered_bits(keys[g - 1]), g - 1);
+        b.list_before = (uint32_t)pb::last_at_or_below_warp(offsets, k, g - 1);
+        b.rank = (long long)pb::last_at_or_below_warp(spl, tiles, word);
     }
+    if (g < n) {
+        const uint32_t j = (uint32_t)pb::last_at_or_below_warp(offsets, k, g);
+        b.list_after = j | (__ldg(offsets + j) == g ? kStartsList : 0);
+    }
+    if (threadIdx.x % 32 == 0) out[i] = b;
 }
 
 /* Row r of list j takes the place in list j of its first key at or above splitter r (its
@@ -581,7 +614,9 @@ template <class K>
 __global__ __launch_bounds__(kBoundsThreads) void bounds_kernel(const K *keys, uint64_t n,
                                                                 const uint64_t *offsets, uint32_t k,
                                                                 const word_t<K> *spl,
-                                                                uint32_t tiles, uint32_t *bounds,
+                                                                uint32_t tiles,
+                                                                const BlockBoundary *boundaries,
+                                                                uint32_t *bounds,
                                                                 const uint32_t *flag) {
     if (*flag) return; /* picks out of order (pick_window_kernel): the split runs again */
     /* The block's keys come in coalesced, through shared memory (a pad key every 32 words,
@@ -592,12 +627,11 @@ __global__ __launch_bounds__(kBoundsThreads) void bounds_kernel(const K *keys, u
     constexpr int kBlockKeys = kBoundsThreads * kItems;
     constexpr int kPadShift = sizeof(K) == 4 ? 5 : 4;
     __shared__ Raw staged[kBlockKeys + (kBlockKeys >> kPadShift)];
-    __shared__ uint32_t list_of[2];  /* the lists of the block's first and last keys */
-    __shared__ long long rank_of[2]; /* rank_lo, rank_hi */
     const uint64_t block0 = blockIdx.x * (uint64_t)kBlockKeys;
     const uint32_t count = (uint32_t)(n - block0 < kBlockKeys ? n - block0 : kBlockKeys);
     const auto pad = [](uint32_t w) { return w + (w >> kPadShift); };
-    bounds_searches(keys, block0, count, offsets, k, spl, tiles, list_of, rank_of);
+    /* (loaded before the keys, so that the loads overlap) */
+    const BlockBoundary first = boundaries[blockIdx.x], past = boundaries[blockIdx.x + 1];
     if (count == kBlockKeys) {
         /* 16-byte loads, each 16 / sizeof(K) keys */
         constexpr int kPerLoad = 16 / (int)sizeof(Raw);
@@ -624,10 +658,11 @@ __global__ __launch_bounds__(kBoundsThreads) void bounds_kernel(const K *keys, u
     const auto word_at = [&](uint32_t q) {
         return key_word<K>(ordered_of_raw<K>(staged[pad(q)]), block0 + q);
     };
-    const uint32_t j = list_of[0];
-    if (j == list_of[1]) {
+    const uint32_t j = first.list_after & ~kStartsList;
+    if (j == past.list_before) {
         const uint64_t start = __ldg(offsets + j), end = __ldg(offsets + j + 1);
-        const long long rank_lo = rank_of[0], rank_hi = rank_of[1];
+        const long long rank_lo = first.list_after & kStartsList ? -1 : first.rank;
+        const long long rank_hi = past.rank;
         if (rank_hi - rank_lo <= (long long)kSearchRowsMost) {
             uint32_t *col = bounds + (uint64_t)j * column_words(tiles);
             const uint32_t before = (uint32_t)(block0 - start); /* the list's keys before ours */
@@ -647,7 +682,7 @@ __global__ __launch_bounds__(kBoundsThreads) void bounds_kernel(const K *keys, u
     }
     const uint64_t g0 = block0 + threadIdx.x * (uint64_t)kItems;
     if (g0 >= n) return;
-    walk_bounds(keys, n, g0, offsets, k, spl, tiles, bounds,
+    walk_bounds(keys, n, g0, offsets, k, spl, tiles, bounds, first, past,
                 [&](int q) { return ordered_of_raw<K>(staged[pad(threadIdx.x * kItems + q)]); });
 }
 
@@ -1329,6 +1364,7 @@ struct Scratch {
     uint32_t *shift;                         /* Shape::window: its lowest bit */
     void *splitters;                         /* word_t<K> */
     uint32_t *bounds, *flag;
+    BlockBoundary *boundaries; /* Shape::bounds_blocks + 1 */
     void *sort_temp;
 };
 
@@ -1353,6 +1389,7 @@ template <class Carver> Scratch carve(Carver &c, const Shape &sh, uint32_t k, si
     s.splitters = c.template take<unsigned char>((sh.tiles + 1) * (sh.wide ? 16 : 8));
     s.bounds = c.template take<uint32_t>((size_t)k * column_words(sh.tiles));
     s.flag = c.template take<uint32_t>(1);
+    s.boundaries = c.template take<BlockBoundary>(sh.bounds_blocks + 1);
     s.sort_temp = c.template take<unsigned char>(sort_temp);
     return s;
 }
@@ -1442,10 +1479,11 @@ cudaError_t attempt(const K *keys, uint64_t n, const uint64_t *offsets, uint32_t
         pick_kernel<K><<<(tiles + 255) / 256, 256, 0, stream>>>(
             s.sorted, s.sorted_places, sh.per_tile, tiles, splitters, s.flag);
     if (sh.empty_lists) empty_lists_kernel<<<k, 256, 0, stream>>>(offsets, k, tiles, s.bounds);
-    constexpr int kItems = bounds_items<K>();
-    const uint64_t walkers = (n + kItems - 1) / kItems;
-    bounds_kernel<K><<<(unsigned)((walkers + kBoundsThreads - 1) / kBoundsThreads), kBoundsThreads,
-                       0, stream>>>(keys, n, offsets, k, splitters, tiles, s.bounds, s.flag);
+    const uint64_t blocks = sh.bounds_blocks;
+    boundaries_kernel<K><<<(unsigned)((blocks + 1 + 7) / 8), 256, 0, stream>>>(
+        keys, n, offsets, k, splitters, tiles, blocks, s.boundaries, s.flag);
+    bounds_kernel<K><<<(unsigned)blocks, kBoundsThreads, 0, stream>>>(
+        keys, n, offsets, k, splitters, tiles, s.boundaries, s.bounds, s.flag);
     with_lists(k, [&](auto lists) {
         tile_kernel<K, decltype(lists)::value><<<tiles, kThreads, tile_smem_bytes<K>(), stream>>>(
             keys, offsets, k, s.bounds, column_words(tiles), out, s.flag);
