@@ -259,8 +259,7 @@ static void galloping_down_is_last_at_or_below(void **state) {
             if (lo != 0 || hi == 0 || keys[0] > v) return; /* the answer in [0, hi - 1] */
             const uint32_t top = hi - 1;
             const uint32_t want =
-                (uint32_t)(std::upper_bound(keys.begin(), keys.begin() + hi, v) - keys.begin()) -
-                1;
+                (uint32_t)(std::upper_bound(keys.begin(), keys.begin() + hi, v) - keys.begin()) - 1;
             uint32_t probes = 0;
             assert_int_equal(pb::last_at_or_below_galloping_down(
                                  top, CountedKeyAtOrBelow{keys.data(), v, &probes}),

@@ -514,8 +514,7 @@ walk_bounds(const K *keys, uint64_t n, uint64_t g0, const uint64_t *offsets, uin
         const word_t<K> word = key_word<K>(ordered_bits(keys[g0 - 1]), g0 - 1);
         const auto at_or_below = [&](uint32_t r) { return load_word(spl + r) <= word; };
         if (j == first_list && !(first.list_after & kStartsList)) {
-            c = (int64_t)pb::first_not_galloping((uint32_t)first.rank + 1, tiles, at_or_below) -
-                1;
+            c = (int64_t)pb::first_not_galloping((uint32_t)first.rank + 1, tiles, at_or_below) - 1;
         } else if (j == past.list_before) {
             c = (int64_t)pb::last_at_or_below_galloping_down((uint32_t)past.rank, at_or_below);
         } else {
@@ -611,13 +610,9 @@ __global__ void boundaries_kernel(const K *keys, uint64_t n, const uint64_t *off
  * search of the block's keys, and the block with the list's last key also writes the rows
  * above it. Otherwise each thread walks its keys (walk_bounds). */
 template <class K>
-__global__ __launch_bounds__(kBoundsThreads) void bounds_kernel(const K *keys, uint64_t n,
-                                                                const uint64_t *offsets, uint32_t k,
-                                                                const word_t<K> *spl,
-                                                                uint32_t tiles,
-                                                                const BlockBoundary *boundaries,
-                                                                uint32_t *bounds,
-                                                                const uint32_t *flag) {
+__global__ __launch_bounds__(kBoundsThreads) void bounds_kernel(
+    const K *keys, uint64_t n, const uint64_t *offsets, uint32_t k, const word_t<K> *spl,
+    uint32_t tiles, const BlockBoundary *boundaries, uint32_t *bounds, const uint32_t *flag) {
     if (*flag) return; /* picks out of order (pick_window_kernel): the split runs again */
     /* The block's keys come in coalesced, through shared memory (a pad key every 32 words,
      * so that neither the striped writes nor each thread's run of reads meets a bank twice),
