@@ -685,7 +685,8 @@ __global__ __launch_bounds__(kBoundsThreads) void bounds_kernel(
  * (contiguous, for the scan), where each starts in its list and in the tile, and the
  * tile's size and output place. */
 template <uint32_t kLists> struct TileStretches {
-    uint32_t lo[kLists], len[kLists];
+    uint32_t src[kLists]; /* where each starts in the keys (n < 2^32) */
+    uint32_t len[kLists];
     uint32_t at;             /* where this thread's first stretch starts in the tile */
     uint32_t keys;           /* the tile's keys, every thread */
     unsigned long long base; /* its first output place, every thread */
@@ -709,11 +710,13 @@ template <uint32_t kLists, class B = uint32_t> struct TileShared {
     uint32_t warp_bucket[kThreads / 32];
 };
 
-/* Reads tile i's rows of the bounds (a list's `column` words apart): its size and place.
- * Ends with a barrier. */
+/* Reads tile i's rows of the bounds (a list's `column` words apart) and its lists' offsets,
+ * side by side (the offsets' loads were a round trip of their own after the rows', in the
+ * copy), for its stretches, size and place. Ends with a barrier. */
 template <uint32_t kLists, class B>
-__device__ TileStretches<kLists> stretches_of(const uint32_t *bounds, uint32_t column, uint32_t k,
-                                              uint32_t i, TileShared<kLists, B> &sh) {
+__device__ TileStretches<kLists> stretches_of(const uint32_t *bounds, uint32_t column,
+                                              const uint64_t *offsets, uint32_t k, uint32_t i,
+                                              TileShared<kLists, B> &sh) {
     TileStretches<kLists> t;
     uint32_t mine = 0;
     unsigned long long below = 0;
@@ -722,8 +725,9 @@ __device__ TileStretches<kLists> stretches_of(const uint32_t *bounds, uint32_t c
         const uint32_t j = threadIdx.x * kLists + l;
         const uint32_t *col = bounds + (uint64_t)j * column + i;
         /* rows i & ~3 to (i & ~3) + 3 in one load; row i + 1 apart where i % 4 == 3 */
-        uint32_t lo = 0, hi = 0;
+        uint32_t lo = 0, hi = 0, first = 0;
         if (j < k) {
+            first = (uint32_t)__ldg(offsets + j); /* (modulo 2^32, as src) */
             const uint4 f = __ldg(reinterpret_cast<const uint4 *>(col - (i & 3)));
             /* selects, not an indexed array, which would live in local memory */
             switch (i & 3) {
@@ -740,10 +744,10 @@ __device__ TileStretches<kLists> stretches_of(const uint32_t *bounds, uint32_t c
                 lo = f.w, hi = __ldg(col + 1);
             }
         }
-        t.lo[l] = lo;
+        t.src[l] = first + lo;
         t.len[l] = hi - lo;
         mine += t.len[l];
-        below += t.lo[l];
+        below += lo;
     }
     typename TileShared<kLists, B>::Scan(sh.temp.scan).ExclusiveSum(mine, t.at, t.keys);
     __syncthreads();
@@ -755,8 +759,8 @@ __device__ TileStretches<kLists> stretches_of(const uint32_t *bounds, uint32_t c
 }
 
 /* Calls place(q, source) for each place q < t.keys of stretches laid end to end in list order
- * (stretch l of this thread: list threadIdx.x * kLists + l from its key t.lo[l], t.len[l]
- * keys, from place t.at on), source being that key's index in `keys`: a thread a place and a
+ * (stretch l of this thread: t.len[l] keys from keys[t.src[l]] on, list threadIdx.x * kLists
+ * + l's, from place t.at on), source being that key's index in `keys`: a thread a place and a
  * warp 32 adjacent places, so that a warp's loads and stores are one contiguous run with all
  * its lanes busy, and no shuffles or loop over stretches: about 16 instructions a place, where
  * session 38's copy (a team of lanes copying each lane's stretches in turn; git history) took
@@ -770,8 +774,7 @@ __device__ TileStretches<kLists> stretches_of(const uint32_t *bounds, uint32_t c
  * its word up to it. The tables take `tables` (the counters' memory, free until the sort and
  * after it). */
 template <uint32_t kLists, class B, class Place>
-__device__ __forceinline__ void for_stretch_places(const uint64_t *offsets,
-                                                   const TileStretches<kLists> &t, uint32_t *tables,
+__device__ __forceinline__ void for_stretch_places(const TileStretches<kLists> &t, uint32_t *tables,
                                                    TileShared<kLists, B> &sh, Place place) {
     static_assert(kThreads * 32 == kCap, "a mask word a thread");
     static_assert(2 * kThreads + kMaxLists <= kCounterWords, "the tables fit the counters' memory");
@@ -787,10 +790,9 @@ __device__ __forceinline__ void for_stretch_places(const uint64_t *offsets,
     uint32_t at = t.at;
 #pragma unroll
     for (uint32_t l = 0; l < kLists; l++) {
-        if (t.len[l] != 0) { /* so its list j < k */
-            const uint32_t j = th * kLists + l;
+        if (t.len[l] != 0) { /* so its list is one of the k */
             /* modulo 2^32: a place's source, q + delta, is below n < 2^32 */
-            delta[rank++] = (uint32_t)(__ldg(offsets + j) + t.lo[l]) - at;
+            delta[rank++] = t.src[l] - at;
             atomicOr(&mask[at >> 5], 1u << (at & 31));
         }
         at += t.len[l];
@@ -817,9 +819,9 @@ __device__ __forceinline__ void for_stretch_places(const uint64_t *offsets,
 /* Issues the copies of the tile's stretches into sk (4-byte cp.async, all in flight; the
  * tables in the counters' memory). */
 template <class K, uint32_t kLists, class B>
-__device__ void copy_slots(const K *keys, const uint64_t *offsets, const TileStretches<kLists> &t,
-                           B *sk, uint32_t *tables, TileShared<kLists, B> &sh) {
-    for_stretch_places(offsets, t, tables, sh, [&](uint32_t q, uint32_t source) {
+__device__ void copy_slots(const K *keys, const TileStretches<kLists> &t, B *sk, uint32_t *tables,
+                           TileShared<kLists, B> &sh) {
+    for_stretch_places(t, tables, sh, [&](uint32_t q, uint32_t source) {
         pb::copy_async<sizeof(K)>(sk + q, keys + source);
     });
     pb::commit_async();
@@ -1270,16 +1272,16 @@ __device__ bool sort_tile(B *sk, uint32_t *count, const TileStretches<kLists> &t
  * kept, its kLists pairs stayed live across sort_tile, and the f32 tile kernels (64
  * registers) spilled 4 to 68 bytes, which they do not without this step (ptxas, session 45). */
 template <class K> struct ListZeros {
-    uint32_t lo;               /* the stretch's first key in its list */
+    uint32_t src;              /* the stretch's first key's index in keys */
     uint32_t first_zero, past; /* its zeros: the stretch's keys [first_zero, past) */
     __device__ ListZeros(const K *keys, const uint64_t *offsets, const uint32_t *bounds,
                          uint32_t column, uint32_t k, uint32_t i, uint32_t j)
-        : lo(0), first_zero(0), past(0) {
+        : src(0), first_zero(0), past(0) {
         if (j >= k) return;
         const uint32_t *col = bounds + (uint64_t)j * column + i;
-        lo = col[0];
-        const uint32_t len = col[1] - lo;
-        const K *s = keys + __ldg(offsets + j) + lo;
+        const uint32_t lo = col[0], len = col[1] - lo;
+        src = (uint32_t)(__ldg(offsets + j) + lo);
+        const K *s = keys + src;
         const auto zero = ordered_bits((K)0);
         first_zero = pb::first_not(0, len, [&](uint32_t q) { return ordered_bits(s[q]) < zero; });
         past =
@@ -1307,7 +1309,7 @@ write_zero_signs(const K *keys, const uint64_t *offsets, const uint32_t *bounds,
     for (uint32_t l = 0; l < kLists; l++) {
         const ListZeros<K> z(keys, offsets, bounds, column, k, i, threadIdx.x * kLists + l);
         negatives += z.first_zero;
-        zeros.lo[l] = z.lo + z.first_zero;
+        zeros.src[l] = z.src + z.first_zero;
         zeros.len[l] = z.past - z.first_zero;
         mine += zeros.len[l];
     }
@@ -1319,7 +1321,7 @@ write_zero_signs(const K *keys, const uint64_t *offsets, const uint32_t *bounds,
     __syncthreads();
     o += below;
     /* (__ldg: read-only, so the loads of a thread's places need not wait for its stores) */
-    for_stretch_places(offsets, zeros, tables, sh,
+    for_stretch_places(zeros, tables, sh,
                        [&](uint32_t q, uint32_t source) { o[q] = __ldg(keys + source); });
 }
 
@@ -1336,11 +1338,11 @@ __global__ __launch_bounds__(kThreads, sizeof(K) == 4 ? 2 : 1) void tile_kernel(
     B *sk = reinterpret_cast<B *>(smem);
     uint32_t *count = smem + kCap * (sizeof(B) / 4);
     if (*flag) return; /* picks out of order, or a tile given up: the result is not kept */
-    const TileStretches<kLists> t = stretches_of(bounds, column, k, blockIdx.x, sh);
+    const TileStretches<kLists> t = stretches_of(bounds, column, offsets, k, blockIdx.x, sh);
     if (t.keys == 0) return;
     bool done = false;
     if (t.sorted_in_shared()) {
-        copy_slots(keys, offsets, t, sk, count, sh);
+        copy_slots(keys, t, sk, count, sh);
         pb::wait_async_all();
         __syncthreads();
         const bool signed_zeros = holds_negative_zero<K>(sk, t.keys);
