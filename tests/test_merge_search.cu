@@ -217,13 +217,14 @@ static void first_not_is_lower_bound(void **state) {
 
 /* first_not_galloping against first_not on every sorted query, and within
  * 2 ceil(log2(distance + 1)) + 1 probes of the answer's distance from lo. */
-struct CountedKeyBelow {
+struct CountedKeyBelow { /* keys[i] < v (or <= v, at_or_below), counting the probes */
     const uint32_t *keys;
     uint32_t v;
     uint32_t *probes;
+    bool at_or_below;
     __host__ __device__ bool operator()(uint32_t i) const {
         ++*probes;
-        return keys[i] < v;
+        return at_or_below ? keys[i] <= v : keys[i] < v;
     }
 };
 static void galloping_is_first_not(void **state) {
@@ -233,7 +234,8 @@ static void galloping_is_first_not(void **state) {
             const uint32_t want = pb::first_not(lo, hi, KeyBelow{keys.data(), v});
             uint32_t probes = 0;
             assert_int_equal(
-                pb::first_not_galloping(lo, hi, CountedKeyBelow{keys.data(), v, &probes}), want);
+                pb::first_not_galloping(lo, hi, CountedKeyBelow{keys.data(), v, &probes, false}),
+                want);
             const uint32_t most = 2 * (uint32_t)std::ceil(std::log2(want - lo + 1.0)) + 1;
             if (probes > most)
                 fail_msg("[%u, %u) for %u: %u probes, answer %u", lo, hi, v, probes, want);
@@ -243,15 +245,6 @@ static void galloping_is_first_not(void **state) {
 /* last_at_or_below_galloping_down against std::upper_bound from every hi whose answer is
  * in [0, hi] (keys[0] <= v), within 2 ceil(log2(distance + 1)) + 1 probes of the answer's
  * distance from hi. */
-struct CountedKeyAtOrBelow {
-    const uint32_t *keys;
-    uint32_t v;
-    uint32_t *probes;
-    __host__ __device__ bool operator()(uint32_t i) const {
-        ++*probes;
-        return keys[i] <= v;
-    }
-};
 static void galloping_down_is_last_at_or_below(void **state) {
     (void)state;
     every_sorted_query(
@@ -262,7 +255,7 @@ static void galloping_down_is_last_at_or_below(void **state) {
                 (uint32_t)(std::upper_bound(keys.begin(), keys.begin() + hi, v) - keys.begin()) - 1;
             uint32_t probes = 0;
             assert_int_equal(pb::last_at_or_below_galloping_down(
-                                 top, CountedKeyAtOrBelow{keys.data(), v, &probes}),
+                                 top, CountedKeyBelow{keys.data(), v, &probes, true}),
                              want);
             const uint32_t most = 2 * (uint32_t)std::ceil(std::log2(top - want + 1.0)) + 1;
             if (probes > most)
