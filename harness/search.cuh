@@ -73,15 +73,6 @@ __host__ __device__ inline void kary_narrow(uint64_t &lo, uint64_t &hi, uint64_t
     lo += f * step;
 }
 
-/* The last r in [0, hi] where at_or_below(r) holds, at_or_below true on a prefix and at 0,
- * for an answer expected near hi: first_not_galloping down from hi (the value split's bounds
- * walk, from the rank of a block's last key). */
-template <class AtOrBelow>
-__host__ __device__ inline uint32_t last_at_or_below_galloping_down(uint32_t hi,
-                                                                    AtOrBelow at_or_below) {
-    return hi - first_not_galloping(0, hi + 1, [&](uint32_t t) { return !at_or_below(hi - t); });
-}
-
 #ifdef __CUDACC__
 /* The search above by G lanes of a warp (G divides 32; lane j of a group is lane % G), every
  * lane of the warp taking part (groups whose range is empty, lo == hi, just follow):

@@ -217,14 +217,13 @@ static void first_not_is_lower_bound(void **state) {
 
 /* first_not_galloping against first_not on every sorted query, and within
  * 2 ceil(log2(distance + 1)) + 1 probes of the answer's distance from lo. */
-struct CountedKeyBelow { /* keys[i] < v (or <= v, at_or_below), counting the probes */
+struct CountedKeyBelow {
     const uint32_t *keys;
     uint32_t v;
     uint32_t *probes;
-    bool at_or_below;
     __host__ __device__ bool operator()(uint32_t i) const {
         ++*probes;
-        return at_or_below ? keys[i] <= v : keys[i] < v;
+        return keys[i] < v;
     }
 };
 static void galloping_is_first_not(void **state) {
@@ -234,32 +233,10 @@ static void galloping_is_first_not(void **state) {
             const uint32_t want = pb::first_not(lo, hi, KeyBelow{keys.data(), v});
             uint32_t probes = 0;
             assert_int_equal(
-                pb::first_not_galloping(lo, hi, CountedKeyBelow{keys.data(), v, &probes, false}),
-                want);
+                pb::first_not_galloping(lo, hi, CountedKeyBelow{keys.data(), v, &probes}), want);
             const uint32_t most = 2 * (uint32_t)std::ceil(std::log2(want - lo + 1.0)) + 1;
             if (probes > most)
                 fail_msg("[%u, %u) for %u: %u probes, answer %u", lo, hi, v, probes, want);
-        });
-}
-
-/* last_at_or_below_galloping_down against std::upper_bound from every hi whose answer is
- * in [0, hi] (keys[0] <= v), within 2 ceil(log2(distance + 1)) + 1 probes of the answer's
- * distance from hi. */
-static void galloping_down_is_last_at_or_below(void **state) {
-    (void)state;
-    every_sorted_query(
-        9, 70, [](const std::vector<uint32_t> &keys, uint32_t lo, uint32_t hi, uint32_t v) {
-            if (lo != 0 || hi == 0 || keys[0] > v) return; /* the answer in [0, hi - 1] */
-            const uint32_t top = hi - 1;
-            const uint32_t want =
-                (uint32_t)(std::upper_bound(keys.begin(), keys.begin() + hi, v) - keys.begin()) - 1;
-            uint32_t probes = 0;
-            assert_int_equal(pb::last_at_or_below_galloping_down(
-                                 top, CountedKeyBelow{keys.data(), v, &probes, true}),
-                             want);
-            const uint32_t most = 2 * (uint32_t)std::ceil(std::log2(top - want + 1.0)) + 1;
-            if (probes > most)
-                fail_msg("[0, %u] for %u: %u probes, answer %u", top, v, probes, want);
         });
 }
 
@@ -304,7 +281,6 @@ int main(void) {
         cmocka_unit_test(kary_search_is_lower_bound),
         cmocka_unit_test(first_not_is_lower_bound),
         cmocka_unit_test(galloping_is_first_not),
-        cmocka_unit_test(galloping_down_is_last_at_or_below),
         cmocka_unit_test(kary_upper_bound_is_last_at_or_below),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

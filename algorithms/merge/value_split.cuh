@@ -143,10 +143,6 @@ __host__ __device__ constexpr bool edge_buckets_wanted(uint32_t edge_keys) {
 /* Consecutive keys a thread of bounds_kernel walks: a block's keys fill 32 KB of shared
  * memory (with a pad key every 32 words). */
 template <class K> __host__ __device__ constexpr int bounds_items() { return 128 / (int)sizeof(K); }
-/* A bounds_kernel block's keys, for keys of key_bytes bytes. */
-__host__ __device__ constexpr uint32_t bounds_block_keys(size_t key_bytes) {
-    return kBoundsThreads * (uint32_t)(128 / key_bytes);
-}
 
 /* Every key type: 4-byte keys, and u64 and f64 keys (wide keys: tiles of 8-byte keys, one
  * block an SM). */
@@ -174,7 +170,6 @@ struct Shape {
     bool empty_lists;  /* some list is empty (its bounds are written apart) */
     bool wide;         /* 8-byte keys: the samples' places are sorted apart from their keys */
     uint32_t window;   /* bits of each sample's key its sort reads (sample_window_bits); 0: all */
-    uint64_t bounds_blocks; /* bounds_kernel's blocks */
 };
 
 /* The samples' sort by a window of their keys' bits (session 51): the bits from the highest
@@ -205,7 +200,6 @@ inline Shape shape(uint64_t n, uint32_t k, const uint64_t *host_offsets, size_t 
     s.samples = n / s.stride;
     s.per_tile = kTarget / s.stride ? kTarget / s.stride : 1;
     s.tiles = s.samples ? (uint32_t)((s.samples - 1) / s.per_tile + 1) : 1;
-    s.bounds_blocks = (n + bounds_block_keys(key_bytes) - 1) / bounds_block_keys(key_bytes);
     s.empty_lists = !host_offsets;
     for (uint32_t j = 0; host_offsets && j < k && !s.empty_lists; j++)
         s.empty_lists = host_offsets[j] == host_offsets[j + 1];
@@ -477,50 +471,20 @@ __device__ __noinline__ int64_t search_rows(const Word *spl, uint32_t tiles, Wor
     return last;
 }
 
-/* Where bounds_kernel's blocks meet: boundary i lies before key i * bounds_block_keys (or n),
- * and holds the rank among the splitters of the key before it and the lists of the keys on
- * either side; block i's first key's list and the rank of the key before that key (-1 where
- * the block starts its list) are boundary i's, its last key's list and rank boundary
- * i + 1's. */
-struct BlockBoundary {
-    long long rank;       /* the last splitter at or below the key before's word (-1: none) */
-    uint32_t list_before; /* the list holding the key before */
-    uint32_t list_after;  /* the list holding the key after, | kStartsList where it starts it */
-};
-constexpr uint32_t kStartsList = 1u << 31; /* above any list (k <= kMaxLists) */
-
 /* Each thread walks kBoundsItems consecutive keys (x(q), from g0 on): the rows r whose
  * splitter lies above the key before and at or below this one get this key's place in its
  * list; a list's first key takes row 0 up, and past its last key the remaining rows take
- * its length. first and past: the block's boundaries, which bound the list holding g0 and,
- * in the block's first or last list, the rank of the key before g0, so both are found by a
- * few probes near them rather than by binary searches over all lists and splitters. */
+ * its length. */
 template <class K, class KeyAt>
 __device__ __forceinline__ void
 walk_bounds(const K *keys, uint64_t n, uint64_t g0, const uint64_t *offsets, uint32_t k,
-            const word_t<K> *spl, uint32_t tiles, uint32_t *bounds, const BlockBoundary &first,
-            const BlockBoundary &past, KeyAt x) {
-    /* the list holding g0, between those of the block's first and last keys */
-    const uint32_t first_list = first.list_after & ~kStartsList;
-    uint32_t j = pb::first_not(first_list + 1, past.list_before + 1,
-                               [&](uint32_t i) { return __ldg(offsets + i) <= g0; }) -
-                 1;
+            const word_t<K> *spl, uint32_t tiles, uint32_t *bounds, KeyAt x) {
+    uint32_t j = pb::last_at_or_below(offsets, k, g0); /* the list holding g0 */
     uint64_t start = __ldg(offsets + j), end = __ldg(offsets + j + 1);
-    /* the rows already taken in list j: those at or below the key before g0; where the key
-     * before the block is list j's too, at or above its rank, and in the block's last list
-     * at or below its last key's */
-    int64_t c = -1;
-    if (g0 != start) {
-        const word_t<K> word = key_word<K>(ordered_bits(keys[g0 - 1]), g0 - 1);
-        const auto at_or_below = [&](uint32_t r) { return load_word(spl + r) <= word; };
-        if (j == first_list && !(first.list_after & kStartsList)) {
-            c = (int64_t)pb::first_not_galloping((uint32_t)first.rank + 1, tiles, at_or_below) - 1;
-        } else if (j == past.list_before) {
-            c = (int64_t)pb::last_at_or_below_galloping_down((uint32_t)past.rank, at_or_below);
-        } else {
-            c = (int64_t)pb::last_at_or_below(spl, tiles, word);
-        }
-    }
+    /* the rows already taken in list j: those at or below the key before g0 */
+    int64_t c = g0 == start ? -1
+                            : (int64_t)pb::last_at_or_below(
+                                  spl, tiles, key_word<K>(ordered_bits(keys[g0 - 1]), g0 - 1));
     /* the next row's splitter (row `tiles`: past every key) */
     const auto splitter = [&](int64_t r) { return load_word(spl + r); };
     word_t<K> next = splitter(c + 1);
@@ -577,30 +541,34 @@ walk_bounds(const K *keys, uint64_t n, uint64_t g0, const uint64_t *offsets, uin
     }
 }
 
-/* The blocks' boundaries, a warp each (last_at_or_below_warp: about 3 rounds of loads over
- * 11000 splitters, 2 over 1024 lists), in a launch of their own before bounds_kernel: its
- * blocks searched their own ends (session 40: warps 0 and 1, before the keys are staged), a
- * chain of about six dependent loads that under the kernel's full memory queues held each
- * block past its keys' staging; now a block waits on one load of two boundaries. */
+/* bounds_kernel's searches for the block starting at block0 with `count` keys, by warps 0
+ * (its first key) and 1 (its last), every lane: the list holding the key (list_of), and the
+ * rank among the splitters of the key before the block's first (-1 if the block starts its
+ * list) and of its last key (rank_of; used only where both keys are one list's). Run before
+ * the keys are staged, so that their loads, one after another, overlap the other warps'
+ * staging instead of following it. H200, session 40 (against threads 0 and 1 searching,
+ * the rank searches after the staging): 1.7 to 3.6% less time at k = 256 to 1024, 2^27 keys
+ * (results/h200/session40-call1-*). */
 template <class K>
-__global__ void boundaries_kernel(const K *keys, uint64_t n, const uint64_t *offsets, uint32_t k,
-                                  const word_t<K> *spl, uint32_t tiles, uint64_t blocks,
-                                  BlockBoundary *out, const uint32_t *flag) {
-    if (*flag) return; /* picks out of order (pick_window_kernel): the split runs again */
-    const uint64_t i = (blockIdx.x * (uint64_t)blockDim.x + threadIdx.x) / 32; /* the warp's */
-    if (i > blocks) return;
-    const uint64_t at = i * bounds_block_keys(sizeof(K)), g = at < n ? at : n;
-    BlockBoundary b{-1, 0, 0};
-    if (g > 0) {
-        const word_t<K> word = key_word<K>(ordered_bits(keys[g - 1]), g - 1);
-        b.list_before = (uint32_t)pb::last_at_or_below_warp(offsets, k, g - 1);
-        b.rank = (long long)pb::last_at_or_below_warp(spl, tiles, word);
+__device__ __forceinline__ void bounds_searches(const K *keys, uint64_t block0, uint32_t count,
+                                                const uint64_t *offsets, uint32_t k,
+                                                const word_t<K> *spl, uint32_t tiles,
+                                                uint32_t (&list_of)[2], long long (&rank_of)[2]) {
+    const uint32_t warp = threadIdx.x / 32;
+    if (warp >= 2) return;
+    const uint64_t g = warp ? block0 + count - 1 : block0;
+    /* the key whose rank is wanted: the block's last, or the one before its first */
+    const uint64_t at = warp ? g : (block0 ? block0 - 1 : 0);
+    const word_t<K> word = key_word<K>(ordered_bits(keys[at]), at);
+    /* pb::last_at_or_below_warp: about 3 rounds of loads over 11000 splitters, not 14 */
+    const uint32_t j = (uint32_t)pb::last_at_or_below_warp(offsets, k, g);
+    const long long rank = !warp && block0 == __ldg(offsets + j)
+                               ? -1ll
+                               : (long long)pb::last_at_or_below_warp(spl, tiles, word);
+    if (threadIdx.x % 32 == 0) {
+        list_of[warp] = j;
+        rank_of[warp] = rank;
     }
-    if (g < n) {
-        const uint32_t j = (uint32_t)pb::last_at_or_below_warp(offsets, k, g);
-        b.list_after = j | (__ldg(offsets + j) == g ? kStartsList : 0);
-    }
-    if (threadIdx.x % 32 == 0) out[i] = b;
 }
 
 /* Row r of list j takes the place in list j of its first key at or above splitter r (its
@@ -610,9 +578,11 @@ __global__ void boundaries_kernel(const K *keys, uint64_t n, const uint64_t *off
  * search of the block's keys, and the block with the list's last key also writes the rows
  * above it. Otherwise each thread walks its keys (walk_bounds). */
 template <class K>
-__global__ __launch_bounds__(kBoundsThreads) void bounds_kernel(
-    const K *keys, uint64_t n, const uint64_t *offsets, uint32_t k, const word_t<K> *spl,
-    uint32_t tiles, const BlockBoundary *boundaries, uint32_t *bounds, const uint32_t *flag) {
+__global__ __launch_bounds__(kBoundsThreads) void bounds_kernel(const K *keys, uint64_t n,
+                                                                const uint64_t *offsets, uint32_t k,
+                                                                const word_t<K> *spl,
+                                                                uint32_t tiles, uint32_t *bounds,
+                                                                const uint32_t *flag) {
     if (*flag) return; /* picks out of order (pick_window_kernel): the split runs again */
     /* The block's keys come in coalesced, through shared memory (a pad key every 32 words,
      * so that neither the striped writes nor each thread's run of reads meets a bank twice),
@@ -622,11 +592,12 @@ __global__ __launch_bounds__(kBoundsThreads) void bounds_kernel(
     constexpr int kBlockKeys = kBoundsThreads * kItems;
     constexpr int kPadShift = sizeof(K) == 4 ? 5 : 4;
     __shared__ Raw staged[kBlockKeys + (kBlockKeys >> kPadShift)];
+    __shared__ uint32_t list_of[2];  /* the lists of the block's first and last keys */
+    __shared__ long long rank_of[2]; /* rank_lo, rank_hi */
     const uint64_t block0 = blockIdx.x * (uint64_t)kBlockKeys;
     const uint32_t count = (uint32_t)(n - block0 < kBlockKeys ? n - block0 : kBlockKeys);
     const auto pad = [](uint32_t w) { return w + (w >> kPadShift); };
-    /* (loaded before the keys, so that the loads overlap) */
-    const BlockBoundary first = boundaries[blockIdx.x], past = boundaries[blockIdx.x + 1];
+    bounds_searches(keys, block0, count, offsets, k, spl, tiles, list_of, rank_of);
     if (count == kBlockKeys) {
         /* 16-byte loads, each 16 / sizeof(K) keys */
         constexpr int kPerLoad = 16 / (int)sizeof(Raw);
@@ -653,11 +624,10 @@ __global__ __launch_bounds__(kBoundsThreads) void bounds_kernel(
     const auto word_at = [&](uint32_t q) {
         return key_word<K>(ordered_of_raw<K>(staged[pad(q)]), block0 + q);
     };
-    const uint32_t j = first.list_after & ~kStartsList;
-    if (j == past.list_before) {
+    const uint32_t j = list_of[0];
+    if (j == list_of[1]) {
         const uint64_t start = __ldg(offsets + j), end = __ldg(offsets + j + 1);
-        const long long rank_lo = first.list_after & kStartsList ? -1 : first.rank;
-        const long long rank_hi = past.rank;
+        const long long rank_lo = rank_of[0], rank_hi = rank_of[1];
         if (rank_hi - rank_lo <= (long long)kSearchRowsMost) {
             uint32_t *col = bounds + (uint64_t)j * column_words(tiles);
             const uint32_t before = (uint32_t)(block0 - start); /* the list's keys before ours */
@@ -677,7 +647,7 @@ __global__ __launch_bounds__(kBoundsThreads) void bounds_kernel(
     }
     const uint64_t g0 = block0 + threadIdx.x * (uint64_t)kItems;
     if (g0 >= n) return;
-    walk_bounds(keys, n, g0, offsets, k, spl, tiles, bounds, first, past,
+    walk_bounds(keys, n, g0, offsets, k, spl, tiles, bounds,
                 [&](int q) { return ordered_of_raw<K>(staged[pad(threadIdx.x * kItems + q)]); });
 }
 
@@ -685,8 +655,7 @@ __global__ __launch_bounds__(kBoundsThreads) void bounds_kernel(
  * (contiguous, for the scan), where each starts in its list and in the tile, and the
  * tile's size and output place. */
 template <uint32_t kLists> struct TileStretches {
-    uint32_t src[kLists]; /* where each starts in the keys (n < 2^32) */
-    uint32_t len[kLists];
+    uint32_t lo[kLists], len[kLists];
     uint32_t at;             /* where this thread's first stretch starts in the tile */
     uint32_t keys;           /* the tile's keys, every thread */
     unsigned long long base; /* its first output place, every thread */
@@ -710,13 +679,11 @@ template <uint32_t kLists, class B = uint32_t> struct TileShared {
     uint32_t warp_bucket[kThreads / 32];
 };
 
-/* Reads tile i's rows of the bounds (a list's `column` words apart) and its lists' offsets,
- * side by side (the offsets' loads were a round trip of their own after the rows', in the
- * copy), for its stretches, size and place. Ends with a barrier. */
+/* Reads tile i's rows of the bounds (a list's `column` words apart): its size and place.
+ * Ends with a barrier. */
 template <uint32_t kLists, class B>
-__device__ TileStretches<kLists> stretches_of(const uint32_t *bounds, uint32_t column,
-                                              const uint64_t *offsets, uint32_t k, uint32_t i,
-                                              TileShared<kLists, B> &sh) {
+__device__ TileStretches<kLists> stretches_of(const uint32_t *bounds, uint32_t column, uint32_t k,
+                                              uint32_t i, TileShared<kLists, B> &sh) {
     TileStretches<kLists> t;
     uint32_t mine = 0;
     unsigned long long below = 0;
@@ -725,9 +692,8 @@ __device__ TileStretches<kLists> stretches_of(const uint32_t *bounds, uint32_t c
         const uint32_t j = threadIdx.x * kLists + l;
         const uint32_t *col = bounds + (uint64_t)j * column + i;
         /* rows i & ~3 to (i & ~3) + 3 in one load; row i + 1 apart where i % 4 == 3 */
-        uint32_t lo = 0, hi = 0, first = 0;
+        uint32_t lo = 0, hi = 0;
         if (j < k) {
-            first = (uint32_t)__ldg(offsets + j); /* (modulo 2^32, as src) */
             const uint4 f = __ldg(reinterpret_cast<const uint4 *>(col - (i & 3)));
             /* selects, not an indexed array, which would live in local memory */
             switch (i & 3) {
@@ -744,10 +710,10 @@ __device__ TileStretches<kLists> stretches_of(const uint32_t *bounds, uint32_t c
                 lo = f.w, hi = __ldg(col + 1);
             }
         }
-        t.src[l] = first + lo;
+        t.lo[l] = lo;
         t.len[l] = hi - lo;
         mine += t.len[l];
-        below += lo;
+        below += t.lo[l];
     }
     typename TileShared<kLists, B>::Scan(sh.temp.scan).ExclusiveSum(mine, t.at, t.keys);
     __syncthreads();
@@ -759,8 +725,8 @@ __device__ TileStretches<kLists> stretches_of(const uint32_t *bounds, uint32_t c
 }
 
 /* Calls place(q, source) for each place q < t.keys of stretches laid end to end in list order
- * (stretch l of this thread: t.len[l] keys from keys[t.src[l]] on, list threadIdx.x * kLists
- * + l's, from place t.at on), source being that key's index in `keys`: a thread a place and a
+ * (stretch l of this thread: list threadIdx.x * kLists + l from its key t.lo[l], t.len[l]
+ * keys, from place t.at on), source being that key's index in `keys`: a thread a place and a
  * warp 32 adjacent places, so that a warp's loads and stores are one contiguous run with all
  * its lanes busy, and no shuffles or loop over stretches: about 16 instructions a place, where
  * session 38's copy (a team of lanes copying each lane's stretches in turn; git history) took
@@ -774,7 +740,8 @@ __device__ TileStretches<kLists> stretches_of(const uint32_t *bounds, uint32_t c
  * its word up to it. The tables take `tables` (the counters' memory, free until the sort and
  * after it). */
 template <uint32_t kLists, class B, class Place>
-__device__ __forceinline__ void for_stretch_places(const TileStretches<kLists> &t, uint32_t *tables,
+__device__ __forceinline__ void for_stretch_places(const uint64_t *offsets,
+                                                   const TileStretches<kLists> &t, uint32_t *tables,
                                                    TileShared<kLists, B> &sh, Place place) {
     static_assert(kThreads * 32 == kCap, "a mask word a thread");
     static_assert(2 * kThreads + kMaxLists <= kCounterWords, "the tables fit the counters' memory");
@@ -790,9 +757,10 @@ __device__ __forceinline__ void for_stretch_places(const TileStretches<kLists> &
     uint32_t at = t.at;
 #pragma unroll
     for (uint32_t l = 0; l < kLists; l++) {
-        if (t.len[l] != 0) { /* so its list is one of the k */
+        if (t.len[l] != 0) { /* so its list j < k */
+            const uint32_t j = th * kLists + l;
             /* modulo 2^32: a place's source, q + delta, is below n < 2^32 */
-            delta[rank++] = t.src[l] - at;
+            delta[rank++] = (uint32_t)(__ldg(offsets + j) + t.lo[l]) - at;
             atomicOr(&mask[at >> 5], 1u << (at & 31));
         }
         at += t.len[l];
@@ -819,9 +787,9 @@ __device__ __forceinline__ void for_stretch_places(const TileStretches<kLists> &
 /* Issues the copies of the tile's stretches into sk (4-byte cp.async, all in flight; the
  * tables in the counters' memory). */
 template <class K, uint32_t kLists, class B>
-__device__ void copy_slots(const K *keys, const TileStretches<kLists> &t, B *sk, uint32_t *tables,
-                           TileShared<kLists, B> &sh) {
-    for_stretch_places(t, tables, sh, [&](uint32_t q, uint32_t source) {
+__device__ void copy_slots(const K *keys, const uint64_t *offsets, const TileStretches<kLists> &t,
+                           B *sk, uint32_t *tables, TileShared<kLists, B> &sh) {
+    for_stretch_places(offsets, t, tables, sh, [&](uint32_t q, uint32_t source) {
         pb::copy_async<sizeof(K)>(sk + q, keys + source);
     });
     pb::commit_async();
@@ -1272,16 +1240,16 @@ __device__ bool sort_tile(B *sk, uint32_t *count, const TileStretches<kLists> &t
  * kept, its kLists pairs stayed live across sort_tile, and the f32 tile kernels (64
  * registers) spilled 4 to 68 bytes, which they do not without this step (ptxas, session 45). */
 template <class K> struct ListZeros {
-    uint32_t src;              /* the stretch's first key's index in keys */
+    uint32_t lo;               /* the stretch's first key in its list */
     uint32_t first_zero, past; /* its zeros: the stretch's keys [first_zero, past) */
     __device__ ListZeros(const K *keys, const uint64_t *offsets, const uint32_t *bounds,
                          uint32_t column, uint32_t k, uint32_t i, uint32_t j)
-        : src(0), first_zero(0), past(0) {
+        : lo(0), first_zero(0), past(0) {
         if (j >= k) return;
         const uint32_t *col = bounds + (uint64_t)j * column + i;
-        const uint32_t lo = col[0], len = col[1] - lo;
-        src = (uint32_t)(__ldg(offsets + j) + lo);
-        const K *s = keys + src;
+        lo = col[0];
+        const uint32_t len = col[1] - lo;
+        const K *s = keys + __ldg(offsets + j) + lo;
         const auto zero = ordered_bits((K)0);
         first_zero = pb::first_not(0, len, [&](uint32_t q) { return ordered_bits(s[q]) < zero; });
         past =
@@ -1309,7 +1277,7 @@ write_zero_signs(const K *keys, const uint64_t *offsets, const uint32_t *bounds,
     for (uint32_t l = 0; l < kLists; l++) {
         const ListZeros<K> z(keys, offsets, bounds, column, k, i, threadIdx.x * kLists + l);
         negatives += z.first_zero;
-        zeros.src[l] = z.src + z.first_zero;
+        zeros.lo[l] = z.lo + z.first_zero;
         zeros.len[l] = z.past - z.first_zero;
         mine += zeros.len[l];
     }
@@ -1321,7 +1289,7 @@ write_zero_signs(const K *keys, const uint64_t *offsets, const uint32_t *bounds,
     __syncthreads();
     o += below;
     /* (__ldg: read-only, so the loads of a thread's places need not wait for its stores) */
-    for_stretch_places(zeros, tables, sh,
+    for_stretch_places(offsets, zeros, tables, sh,
                        [&](uint32_t q, uint32_t source) { o[q] = __ldg(keys + source); });
 }
 
@@ -1338,11 +1306,11 @@ __global__ __launch_bounds__(kThreads, sizeof(K) == 4 ? 2 : 1) void tile_kernel(
     B *sk = reinterpret_cast<B *>(smem);
     uint32_t *count = smem + kCap * (sizeof(B) / 4);
     if (*flag) return; /* picks out of order, or a tile given up: the result is not kept */
-    const TileStretches<kLists> t = stretches_of(bounds, column, offsets, k, blockIdx.x, sh);
+    const TileStretches<kLists> t = stretches_of(bounds, column, k, blockIdx.x, sh);
     if (t.keys == 0) return;
     bool done = false;
     if (t.sorted_in_shared()) {
-        copy_slots(keys, t, sk, count, sh);
+        copy_slots(keys, offsets, t, sk, count, sh);
         pb::wait_async_all();
         __syncthreads();
         const bool signed_zeros = holds_negative_zero<K>(sk, t.keys);
@@ -1361,7 +1329,6 @@ struct Scratch {
     uint32_t *shift;                         /* Shape::window: its lowest bit */
     void *splitters;                         /* word_t<K> */
     uint32_t *bounds, *flag;
-    BlockBoundary *boundaries; /* Shape::bounds_blocks + 1 */
     void *sort_temp;
 };
 
@@ -1386,7 +1353,6 @@ template <class Carver> Scratch carve(Carver &c, const Shape &sh, uint32_t k, si
     s.splitters = c.template take<unsigned char>((sh.tiles + 1) * (sh.wide ? 16 : 8));
     s.bounds = c.template take<uint32_t>((size_t)k * column_words(sh.tiles));
     s.flag = c.template take<uint32_t>(1);
-    s.boundaries = c.template take<BlockBoundary>(sh.bounds_blocks + 1);
     s.sort_temp = c.template take<unsigned char>(sort_temp);
     return s;
 }
@@ -1476,11 +1442,10 @@ cudaError_t attempt(const K *keys, uint64_t n, const uint64_t *offsets, uint32_t
         pick_kernel<K><<<(tiles + 255) / 256, 256, 0, stream>>>(
             s.sorted, s.sorted_places, sh.per_tile, tiles, splitters, s.flag);
     if (sh.empty_lists) empty_lists_kernel<<<k, 256, 0, stream>>>(offsets, k, tiles, s.bounds);
-    const uint64_t blocks = sh.bounds_blocks;
-    boundaries_kernel<K><<<(unsigned)((blocks + 1 + 7) / 8), 256, 0, stream>>>(
-        keys, n, offsets, k, splitters, tiles, blocks, s.boundaries, s.flag);
-    bounds_kernel<K><<<(unsigned)blocks, kBoundsThreads, 0, stream>>>(
-        keys, n, offsets, k, splitters, tiles, s.boundaries, s.bounds, s.flag);
+    constexpr int kItems = bounds_items<K>();
+    const uint64_t walkers = (n + kItems - 1) / kItems;
+    bounds_kernel<K><<<(unsigned)((walkers + kBoundsThreads - 1) / kBoundsThreads), kBoundsThreads,
+                       0, stream>>>(keys, n, offsets, k, splitters, tiles, s.bounds, s.flag);
     with_lists(k, [&](auto lists) {
         tile_kernel<K, decltype(lists)::value><<<tiles, kThreads, tile_smem_bytes<K>(), stream>>>(
             keys, offsets, k, s.bounds, column_words(tiles), out, s.flag);
